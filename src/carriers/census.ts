@@ -1,0 +1,309 @@
+/**
+ * Company Census File `az4n-8mr2` (FMCSA-DATA.md §2.1): one row per USDOT, 147 columns.
+ * Builds the `companies` table (identity, contact, fleet, rating), census dockets, the FTS5 name
+ * index and shared-contact counts.
+ */
+import type { ActiveDataset } from '../db/datasets.ts'
+import { readCsv } from '../sync/csv.ts'
+import * as N from '../sync/normalize.ts'
+import type { BuildContext, DatasetSpec } from '../sync/types.ts'
+
+export const CENSUS_FILE_ID = 'az4n-8mr2'
+
+export const CENSUS_COLUMNS = `MCS150_DATE ADD_DATE STATUS_CODE DOT_NUMBER DUN_BRADSTREET_NO PHY_OMC_REGION SAFETY_INV_TERR
+CARRIER_OPERATION BUSINESS_ORG_ID MCS150_MILEAGE MCS150_MILEAGE_YEAR MCS151_MILEAGE TOTAL_CARS
+MCS150_UPDATE_CODE_ID PRIOR_REVOKE_FLAG PRIOR_REVOKE_DOT_NUMBER PHONE FAX CELL_PHONE
+COMPANY_OFFICER_1 COMPANY_OFFICER_2 BUSINESS_ORG_DESC TRUCK_UNITS POWER_UNITS BUS_UNITS FLEETSIZE
+REVIEW_ID RECORDABLE_CRASH_RATE MAIL_NATIONALITY_INDICATOR PHY_NATIONALITY_INDICATOR PHY_BARRIO
+MAIL_BARRIO CARSHIP DOCKET1PREFIX DOCKET1 DOCKET2PREFIX DOCKET2 DOCKET3PREFIX DOCKET3 POINTNUM
+TOTAL_INTRASTATE_DRIVERS MCSIPSTEP MCSIPDATE HM_Ind INTERSTATE_BEYOND_100_MILES
+INTERSTATE_WITHIN_100_MILES INTRASTATE_BEYOND_100_MILES INTRASTATE_WITHIN_100_MILES TOTAL_CDL
+TOTAL_DRIVERS AVG_DRIVERS_LEASED_PER_MONTH CLASSDEF LEGAL_NAME DBA_NAME PHY_STREET PHY_CITY
+PHY_COUNTRY PHY_STATE PHY_ZIP PHY_CNTY CARRIER_MAILING_STREET CARRIER_MAILING_STATE
+CARRIER_MAILING_CITY CARRIER_MAILING_COUNTRY CARRIER_MAILING_ZIP CARRIER_MAILING_CNTY
+CARRIER_MAILING_UND_DATE DRIVER_INTER_TOTAL EMAIL_ADDRESS REVIEW_TYPE REVIEW_DATE SAFETY_RATING
+SAFETY_RATING_DATE UNDELIV_PHY CRGO_GENFREIGHT CRGO_HOUSEHOLD CRGO_METALSHEET CRGO_MOTOVEH
+CRGO_DRIVETOW CRGO_LOGPOLE CRGO_BLDGMAT CRGO_MOBILEHOME CRGO_MACHLRG CRGO_PRODUCE CRGO_LIQGAS
+CRGO_INTERMODAL CRGO_PASSENGERS CRGO_OILFIELD CRGO_LIVESTOCK CRGO_GRAINFEED CRGO_COALCOKE CRGO_MEAT
+CRGO_GARBAGE CRGO_USMAIL CRGO_CHEM CRGO_DRYBULK CRGO_COLDFOOD CRGO_BEVERAGES CRGO_PAPERPROD
+CRGO_UTILITY CRGO_FARMSUPP CRGO_CONSTRUCT CRGO_WATERWELL CRGO_CARGOOTHR CRGO_CARGOOTHR_DESC
+OWNTRUCK OWNTRACT OWNTRAIL OWNCOACH OWNSCHOOL_1_8 OWNSCHOOL_9_15 OWNSCHOOL_16 OWNBUS_16 OWNVAN_1_8
+OWNVAN_9_15 OWNLIMO_1_8 OWNLIMO_9_15 OWNLIMO_16 TRMTRUCK TRMTRACT TRMTRAIL TRMCOACH TRMSCHOOL_1_8
+TRMSCHOOL_9_15 TRMSCHOOL_16 TRMBUS_16 TRMVAN_1_8 TRMVAN_9_15 TRMLIMO_1_8 TRMLIMO_9_15 TRMLIMO_16
+TRPTRUCK TRPTRACT TRPTRAIL TRPCOACH TRPSCHOOL_1_8 TRPSCHOOL_9_15 TRPSCHOOL_16 TRPBUS_16 TRPVAN_1_8
+TRPVAN_9_15 TRPLIMO_1_8 TRPLIMO_9_15 TRPLIMO_16 DOCKET1_STATUS_CODE DOCKET2_STATUS_CODE
+DOCKET3_STATUS_CODE`.split(/\s+/)
+
+const col = (name: string): number => {
+  const i = CENSUS_COLUMNS.indexOf(name)
+  if (i < 0) throw new Error(`unknown census column ${name}`)
+  return i
+}
+const C = Object.fromEntries(CENSUS_COLUMNS.map((n, i) => [n, i])) as Record<string, number>
+
+const POWER_UNIT_KINDS = ['TRUCK', 'TRACT', 'COACH', 'SCHOOL_1_8', 'SCHOOL_9_15', 'SCHOOL_16', 'BUS_16', 'VAN_1_8', 'VAN_9_15', 'LIMO_1_8', 'LIMO_9_15', 'LIMO_16']
+const OWN = POWER_UNIT_KINDS.map((k) => col(`OWN${k}`))
+const LEASED = POWER_UNIT_KINDS.flatMap((k) => [col(`TRM${k}`), col(`TRP${k}`)])
+const CARGO = CENSUS_COLUMNS.map((n, i) => [n, i] as const).filter(
+  ([n]) => n.startsWith('CRGO_') && n !== 'CRGO_CARGOOTHR_DESC',
+)
+const CARGO_LABELS: Record<string, string> = {
+  GENFREIGHT: 'General Freight', HOUSEHOLD: 'Household Goods', METALSHEET: 'Metal: sheets, coils, rolls',
+  MOTOVEH: 'Motor Vehicles', DRIVETOW: 'Drive/Tow away', LOGPOLE: 'Logs, Poles, Beams, Lumber',
+  BLDGMAT: 'Building Materials', MOBILEHOME: 'Mobile Homes', MACHLRG: 'Machinery, Large Objects',
+  PRODUCE: 'Fresh Produce', LIQGAS: 'Liquids/Gases', INTERMODAL: 'Intermodal Cont.',
+  PASSENGERS: 'Passengers', OILFIELD: 'Oilfield Equipment', LIVESTOCK: 'Livestock',
+  GRAINFEED: 'Grain, Feed, Hay', COALCOKE: 'Coal/Coke', MEAT: 'Meat', GARBAGE: 'Garbage/Refuse',
+  USMAIL: 'US Mail', CHEM: 'Chemicals', DRYBULK: 'Commodities Dry Bulk',
+  COLDFOOD: 'Refrigerated Food', BEVERAGES: 'Beverages', PAPERPROD: 'Paper Products',
+  UTILITY: 'Utilities', FARMSUPP: 'Agricultural/Farm Supplies', CONSTRUCT: 'Construction',
+  WATERWELL: 'Water Well', CARGOOTHR: 'Other',
+}
+
+const DDL = `
+CREATE TABLE companies (
+  dot_number INTEGER PRIMARY KEY,
+  legal_name TEXT, dba_name TEXT, status_code TEXT, carrier_operation TEXT, classdef TEXT,
+  add_date TEXT, mcs150_date TEXT, mcs150_mileage INTEGER, mcs150_mileage_year INTEGER,
+  phone TEXT, fax TEXT, email TEXT,
+  phy_street TEXT, phy_city TEXT, phy_state TEXT, phy_zip TEXT, phy_country TEXT,
+  mail_street TEXT, mail_city TEXT, mail_state TEXT, mail_zip TEXT, mail_country TEXT,
+  mail_undeliverable_date TEXT, undeliv_phy TEXT,
+  power_units INTEGER, truck_units INTEGER, bus_units INTEGER, total_drivers INTEGER, total_cdl INTEGER,
+  fleet_owned INTEGER, fleet_leased INTEGER, hm_ind TEXT,
+  safety_rating TEXT, safety_rating_date TEXT, review_date TEXT, review_type TEXT,
+  cargo TEXT, passenger INTEGER, prior_revoke_flag TEXT, prior_revoke_dot INTEGER,
+  dockets TEXT
+) STRICT;
+CREATE TABLE census_dockets (
+  prefix TEXT NOT NULL, number INTEGER NOT NULL, dot_number INTEGER NOT NULL, status_code TEXT,
+  PRIMARY KEY (prefix, number, dot_number)
+) STRICT, WITHOUT ROWID;
+`
+
+const POST_DDL = `
+CREATE VIRTUAL TABLE companies_fts USING fts5(
+  legal_name, dba_name, content='companies', content_rowid='dot_number',
+  tokenize='unicode61 remove_diacritics 2', prefix='2 3'
+);
+INSERT INTO companies_fts(companies_fts) VALUES ('rebuild');
+CREATE TABLE shared_contacts (kind TEXT NOT NULL, value TEXT NOT NULL, companies INTEGER NOT NULL,
+  PRIMARY KEY (kind, value)) STRICT, WITHOUT ROWID;
+INSERT INTO shared_contacts SELECT 'phone', phone, count(*) FROM companies WHERE phone IS NOT NULL GROUP BY phone HAVING count(*) > 1;
+INSERT INTO shared_contacts SELECT 'email', email, count(*) FROM companies WHERE email IS NOT NULL GROUP BY email HAVING count(*) > 1;
+INSERT INTO shared_contacts SELECT 'address', upper(phy_street) || '|' || upper(coalesce(phy_city,'')) || '|' || coalesce(phy_state,''), count(*)
+  FROM companies WHERE phy_street IS NOT NULL GROUP BY 2 HAVING count(*) > 1;
+CREATE INDEX companies_phone ON companies (phone) WHERE phone IS NOT NULL;
+CREATE INDEX companies_email ON companies (email) WHERE email IS NOT NULL;
+`
+
+const sum = (f: string[], idx: readonly number[]): number | null => {
+  let total = 0
+  let any = false
+  for (const i of idx) {
+    const n = N.int(f[i])
+    if (n !== null) {
+      total += n
+      any = true
+    }
+  }
+  return any ? total : null
+}
+
+type Row = Record<string, string | number | null>
+
+/** One census record → a companies row, or a reason to reject it. */
+export function parseCensusRow(f: string[]): { row: Row; dockets: [string, number, string | null][] } | string {
+  if (f.length !== CENSUS_COLUMNS.length) return `expected ${CENSUS_COLUMNS.length} fields, got ${f.length}`
+  const g = (name: string) => f[C[name] as number]
+  const dot = N.usdot(g('DOT_NUMBER'))
+  if (dot === null) return `invalid DOT_NUMBER ${JSON.stringify(g('DOT_NUMBER') ?? '')}`
+  const status = N.text(g('STATUS_CODE'))?.toUpperCase() ?? null
+  const dockets: [string, number, string | null][] = []
+  for (const n of [1, 2, 3]) {
+    const prefix = N.text(g(`DOCKET${n}PREFIX`))?.toUpperCase()
+    const d = N.docket(`${prefix ?? ''}${g(`DOCKET${n}`) ?? ''}`)
+    if (d && (prefix === 'MC' || prefix === 'FF' || prefix === 'MX'))
+      dockets.push([d.prefix, d.number, N.text(g(`DOCKET${n}_STATUS_CODE`))])
+  }
+  const cargo = CARGO.filter(([, i]) => N.flag(f[i]) === true).map(
+    ([n]) => CARGO_LABELS[n.slice(5)] ?? n.slice(5),
+  )
+  const other = N.text(g('CRGO_CARGOOTHR_DESC'))
+  if (other && cargo.includes('Other')) cargo[cargo.indexOf('Other')] = `Other: ${other}`
+  const rating = N.text(g('SAFETY_RATING'))?.toUpperCase().slice(0, 1) ?? null
+  return {
+    dockets,
+    row: {
+      dot_number: dot,
+      legal_name: N.text(g('LEGAL_NAME')),
+      dba_name: N.text(g('DBA_NAME')),
+      status_code: status,
+      carrier_operation: N.text(g('CARRIER_OPERATION'))?.toUpperCase() ?? null,
+      classdef: N.text(g('CLASSDEF')),
+      add_date: N.date(g('ADD_DATE')),
+      mcs150_date: N.date(g('MCS150_DATE')),
+      mcs150_mileage: N.int(g('MCS150_MILEAGE')),
+      mcs150_mileage_year: N.int(g('MCS150_MILEAGE_YEAR')),
+      phone: N.phoneDigits(g('PHONE')) ?? N.phoneDigits(g('CELL_PHONE')),
+      fax: N.phoneDigits(g('FAX')),
+      email: N.email(g('EMAIL_ADDRESS')),
+      phy_street: N.text(g('PHY_STREET')),
+      phy_city: N.text(g('PHY_CITY')),
+      phy_state: N.text(g('PHY_STATE')),
+      phy_zip: N.zip(g('PHY_ZIP')),
+      phy_country: N.text(g('PHY_COUNTRY'))?.toUpperCase() ?? null,
+      mail_street: N.text(g('CARRIER_MAILING_STREET')),
+      mail_city: N.text(g('CARRIER_MAILING_CITY')),
+      mail_state: N.text(g('CARRIER_MAILING_STATE')),
+      mail_zip: N.zip(g('CARRIER_MAILING_ZIP')),
+      mail_country: N.text(g('CARRIER_MAILING_COUNTRY'))?.toUpperCase() ?? null,
+      mail_undeliverable_date: N.date(g('CARRIER_MAILING_UND_DATE')),
+      undeliv_phy: N.text(g('UNDELIV_PHY'))?.toUpperCase() ?? null,
+      power_units: N.int(g('POWER_UNITS')),
+      truck_units: N.int(g('TRUCK_UNITS')),
+      bus_units: N.int(g('BUS_UNITS')),
+      total_drivers: N.int(g('TOTAL_DRIVERS')),
+      total_cdl: N.int(g('TOTAL_CDL')),
+      fleet_owned: sum(f, OWN),
+      fleet_leased: sum(f, LEASED),
+      hm_ind: N.text(g('HM_Ind'))?.toUpperCase() ?? null,
+      safety_rating: rating === 'S' || rating === 'C' || rating === 'U' ? rating : null,
+      safety_rating_date: N.date(g('SAFETY_RATING_DATE')),
+      review_date: N.date(g('REVIEW_DATE')),
+      review_type: N.text(g('REVIEW_TYPE')),
+      cargo: cargo.length ? JSON.stringify(cargo) : null,
+      passenger: N.flag(g('CRGO_PASSENGERS')) === true || (N.int(g('BUS_UNITS')) ?? 0) > 0 ? 1 : 0,
+      prior_revoke_flag: N.text(g('PRIOR_REVOKE_FLAG')),
+      prior_revoke_dot: N.usdot(g('PRIOR_REVOKE_DOT_NUMBER')),
+      dockets: dockets.length ? JSON.stringify(dockets.map(([p, n]) => `${p}${n}`)) : null,
+    },
+  }
+}
+
+async function buildCensus(ctx: BuildContext): Promise<void> {
+  ctx.db.exec(DDL)
+  const path = ctx.inputs.get(CENSUS_FILE_ID)
+  if (!path) throw new Error(`census file ${CENSUS_FILE_ID} is missing`)
+  const keys = Object.keys(parseSample())
+  const insert = ctx.db.prepare(
+    `INSERT OR REPLACE INTO companies (${keys.join(', ')}) VALUES (${keys.map((k) => `@${k}`).join(', ')})`,
+  )
+  const insertDocket = ctx.db.prepare(
+    'INSERT OR IGNORE INTO census_dockets (prefix, number, dot_number, status_code) VALUES (?, ?, ?, ?)',
+  )
+  const seen = new Set<number>()
+  await ctx.insertBatches(
+    CENSUS_FILE_ID,
+    readCsv(path, { header: 'header', columns: CENSUS_COLUMNS, signal: ctx.signal }),
+    (r) => {
+      const parsed = parseCensusRow(r.fields)
+      if (typeof parsed === 'string') return ctx.reject(CENSUS_FILE_ID, r.line, parsed)
+      const dot = parsed.row.dot_number as number
+      if (seen.has(dot)) ctx.note('census.duplicate_dot_replaced')
+      else seen.add(dot)
+      insert.run(parsed.row)
+      for (const [p, n, s] of parsed.dockets) insertDocket.run(p, n, dot, s)
+      ctx.accept(CENSUS_FILE_ID)
+    },
+  )
+  // duplicates replace earlier rows: count unique companies, not input lines
+  const dupes = ctx.stats.notes['census.duplicate_dot_replaced'] ?? 0
+  ctx.stats.rows -= dupes
+  ctx.db.exec(POST_DDL)
+}
+
+let sampleKeys: Row | null = null
+function parseSample(): Row {
+  if (sampleKeys) return sampleKeys
+  const f = CENSUS_COLUMNS.map(() => '')
+  f[C.DOT_NUMBER as number] = '1'
+  const parsed = parseCensusRow(f)
+  if (typeof parsed === 'string') throw new Error(parsed)
+  sampleKeys = parsed.row
+  return sampleKeys
+}
+
+export const censusDataset: DatasetSpec = {
+  name: 'census',
+  title: 'Company Census File',
+  files: [{ id: CENSUS_FILE_ID, title: 'Company Census File', format: 'rows', kind: 'full', required: true }],
+  schedule: 'daily',
+  minRowsRatio: 0.9,
+  maxRejectRatio: 0.01,
+  build: buildCensus,
+}
+
+/** A row of `companies` as the record assembly reads it. */
+export interface CensusRow {
+  dot_number: number
+  legal_name: string | null
+  dba_name: string | null
+  status_code: string | null
+  carrier_operation: string | null
+  classdef: string | null
+  add_date: string | null
+  mcs150_date: string | null
+  mcs150_mileage: number | null
+  mcs150_mileage_year: number | null
+  phone: string | null
+  fax: string | null
+  email: string | null
+  phy_street: string | null
+  phy_city: string | null
+  phy_state: string | null
+  phy_zip: string | null
+  phy_country: string | null
+  mail_street: string | null
+  mail_city: string | null
+  mail_state: string | null
+  mail_zip: string | null
+  mail_country: string | null
+  mail_undeliverable_date: string | null
+  undeliv_phy: string | null
+  power_units: number | null
+  truck_units: number | null
+  bus_units: number | null
+  total_drivers: number | null
+  total_cdl: number | null
+  fleet_owned: number | null
+  fleet_leased: number | null
+  hm_ind: string | null
+  safety_rating: string | null
+  safety_rating_date: string | null
+  review_date: string | null
+  review_type: string | null
+  cargo: string | null
+  passenger: number
+  prior_revoke_flag: string | null
+  prior_revoke_dot: number | null
+  dockets: string | null
+}
+
+const CENSUS_SELECT = `SELECT dot_number, legal_name, dba_name, status_code, carrier_operation, classdef,
+  add_date, mcs150_date, mcs150_mileage, mcs150_mileage_year, phone, fax, email, phy_street, phy_city,
+  phy_state, phy_zip, phy_country, mail_street, mail_city, mail_state, mail_zip, mail_country,
+  mail_undeliverable_date, undeliv_phy, power_units, truck_units, bus_units, total_drivers, total_cdl,
+  fleet_owned, fleet_leased, hm_ind, safety_rating, safety_rating_date, review_date, review_type,
+  cargo, passenger, prior_revoke_flag, prior_revoke_dot, dockets FROM companies`
+
+export function findCensusRow(ds: ActiveDataset, dot: number): CensusRow | null {
+  return (ds.stmt(`${CENSUS_SELECT} WHERE dot_number = ?`).get(dot) as CensusRow | undefined) ?? null
+}
+
+/** USDOT numbers whose census row lists this docket (MC/FF/MX + number). */
+export function findCensusByDocket(ds: ActiveDataset, prefix: string, number: number): number[] {
+  return (
+    ds
+      .stmt('SELECT dot_number FROM census_dockets WHERE prefix = ? AND number = ? ORDER BY dot_number')
+      .all(prefix, number) as { dot_number: number }[]
+  ).map((r) => r.dot_number)
+}
+
+/** How many census companies share this contact value (1 when not shared). */
+export function sharedContactCount(ds: ActiveDataset, kind: 'phone' | 'email' | 'address', value: string): number {
+  const r = ds
+    .stmt('SELECT companies FROM shared_contacts WHERE kind = ? AND value = ?')
+    .get(kind, value) as { companies: number } | undefined
+  return r?.companies ?? 1
+}

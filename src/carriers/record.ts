@@ -1,0 +1,218 @@
+/**
+ * Assembles the company verification record (DESIGN.md §2) for one USDOT from the active
+ * datasets of a view: census (identity, contact, fleet, rating), licensing (authority,
+ * insurance), safety (SMS, OOS orders), reviews and the Trust Score.
+ */
+import type { DataView } from '../db/datasets.ts'
+import type { Sqlite } from '../db/open.ts'
+import { AppError } from '../errors.ts'
+import { getLicensing, type LicensingFacts } from '../licensing/record.ts'
+import { getReviewsBlock } from '../reviews/reviews.ts'
+import { getSafety, type SafetyFacts } from '../safety/record.ts'
+import * as N from '../sync/normalize.ts'
+import { computeTrust } from '../trust/score.ts'
+import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
+import { findCensusRow, type CensusRow } from './census.ts'
+import { entityTypes } from './entity.ts'
+import type {
+  AddressJson,
+  AuthorityJson,
+  CarrierJson,
+  ContactJson,
+  FleetJson,
+  IdentityJson,
+  SafetyJson,
+} from './schema.ts'
+
+export type CompanyRecord = Omit<CarrierJson, 'meta' | 'crosscheck'> & {
+  dotNumber: number
+  source: 'mirror' | 'sample'
+  /** YYYY-MM-DD per dataset that contributed (meta.data_as_of) */
+  dataAsOf: Record<string, string | null>
+  /** facts kept for the Trust Score and monitoring (not serialised as such) */
+  facts: {
+    census: CensusRow | null
+    licensing: LicensingFacts | null
+    safety: SafetyFacts | null
+    /** activation time (ms) of the newest dataset behind the record */
+    activatedAt: number | null
+  }
+}
+
+export interface RecordDeps {
+  /** app.db, for reviews */
+  db: Sqlite
+  today: string
+  /** max data age in hours before trust_verified turns false */
+  maxAgeHours: number
+  now: number
+}
+
+const OPERATION = {
+  A: 'interstate',
+  B: 'intrastate_hazmat',
+  C: 'intrastate_non_hazmat',
+} as const
+const OPERATION_WORDS = { A: 'Interstate', B: 'Intrastate Hazmat', C: 'Intrastate Non-Hazmat' } as const
+
+const address = (
+  street: string | null,
+  city: string | null,
+  state: string | null,
+  zip: string | null,
+  country: string | null,
+): AddressJson | null =>
+  street || city || state || zip ? { street, city, state, zip, country: country ?? null } : null
+
+function contactOf(c: CensusRow | null, lic: LicensingFacts | null): ContactJson {
+  const phone = c?.phone ?? lic?.phone ?? null
+  return {
+    phone: N.phoneDisplay(phone),
+    fax: N.phoneDisplay(c?.fax ?? null),
+    email: c?.email ?? null,
+    physical_address: c
+      ? address(c.phy_street, c.phy_city, c.phy_state, c.phy_zip, c.phy_country)
+      : (lic?.physicalAddress ?? null),
+    mailing_address: c
+      ? address(c.mail_street, c.mail_city, c.mail_state, c.mail_zip, c.mail_country)
+      : (lic?.mailingAddress ?? null),
+    physical_address_undeliverable: c ? c.undeliv_phy === 'U' || c.undeliv_phy === 'Y' : null,
+    mailing_address_undeliverable:
+      c?.mail_undeliverable_date != null ? true : (lic?.mailUndeliverable ?? (c ? false : null)),
+  }
+}
+
+function fleetOf(c: CensusRow | null): FleetJson {
+  return {
+    power_units: c?.power_units ?? null,
+    truck_units: c?.truck_units ?? null,
+    bus_units: c?.bus_units ?? null,
+    total_drivers: c?.total_drivers ?? null,
+    cdl_drivers: c?.total_cdl ?? null,
+    fleet_owned: c?.fleet_owned ?? null,
+    fleet_leased: c?.fleet_leased ?? null,
+    cdl_indicator: c?.total_cdl == null ? null : c.total_cdl > 0,
+    hazmat_indicator: c?.hm_ind ? c.hm_ind === 'Y' : null,
+    mcs150_date: c?.mcs150_date ?? null,
+    mcs150_mileage: c?.mcs150_mileage ?? null,
+    mcs150_mileage_year: c?.mcs150_mileage_year ?? null,
+  }
+}
+
+function safetyOf(c: CensusRow | null, s: SafetyFacts | null): SafetyJson {
+  const code = (c?.safety_rating ?? null) as keyof typeof RATING_WORDS | null
+  return {
+    ...emptySafety(),
+    ...(s?.safety ?? {}),
+    safety_rating: code ? RATING_WORDS[code] : null,
+    safety_rating_code: code,
+    safety_rating_date: code ? (c?.safety_rating_date ?? null) : null,
+    safety_review_date: c?.review_date ?? null,
+    safety_review_type: c?.review_type ?? null,
+  }
+}
+
+/**
+ * allowed_to_operate (FMCSA-DATA.md §4.2): Y if the USDOT is active, there is no active OOS order,
+ * and — for docket holders and for-hire entities — some authority is active.
+ */
+function allowedToOperate(
+  c: CensusRow | null,
+  auth: AuthorityJson,
+  oosActive: boolean,
+  needsAuthority: boolean,
+): 'Y' | 'N' | null {
+  if (!c) return null
+  if (c.status_code !== 'A' || oosActive) return 'N'
+  if (!needsAuthority) return 'Y'
+  const anyActive = [auth.common_authority, auth.contract_authority, auth.broker_authority].includes('A')
+  return anyActive ? 'Y' : 'N'
+}
+
+/** The record for a USDOT, or null when no dataset knows it. Throws 503 when no census is loaded. */
+export function getCompanyRecord(deps: RecordDeps, view: DataView, dot: number): CompanyRecord | null {
+  const census = view.get('census')
+  if (!census) throw new AppError('dataset_unavailable')
+  const c = findCensusRow(census, dot)
+  const lic = getLicensing(view, dot, deps.today)
+  if (!c && !lic) return null
+  const safetyFacts = getSafety(view, dot, deps.today)
+
+  const roles = entityTypes({ census: c, roles: lic?.roles ?? null, privateOnly: safetyFacts?.privateOnly ?? null })
+  const oos = safetyFacts?.oos ?? null
+  const oosActive = oos?.active === true
+  const censusDockets: string[] = c?.dockets
+    ? (JSON.parse(c.dockets) as string[]).map((d) => `${d.slice(0, 2)}-${d.slice(2)}`)
+    : []
+  const dockets = [...new Set([...(lic?.dockets ?? []), ...censusDockets])]
+  const mcNumber = lic?.mcNumber ?? dockets.find((d) => d.startsWith('MC-')) ?? null
+
+  const authority: AuthorityJson = { ...(lic?.authority ?? emptyAuthority()) }
+  authority.status = c?.status_code === 'A' ? 'ACTIVE' : c?.status_code === 'I' ? 'INACTIVE' : authority.status
+  authority.fmcsa_status_code = c?.status_code ?? authority.fmcsa_status_code
+  if (!lic) authority.source = c ? 'census' : null
+  const needsAuthority =
+    dockets.length > 0 || roles.all.some((t) => t === 'broker' || t === 'forwarder') ||
+    (roles.primary === 'carrier' && c?.carrier_operation === 'A' && /FOR HIRE/.test(c.classdef ?? ''))
+  authority.allowed_to_operate = allowedToOperate(c, authority, oosActive, needsAuthority)
+
+  const op = (c?.carrier_operation ?? null) as keyof typeof OPERATION | null
+  const identity: IdentityJson = {
+    dot_number: String(dot),
+    mc_number: mcNumber,
+    legal_name: c?.legal_name ?? lic?.legalName ?? null,
+    dba_name: c?.dba_name ?? lic?.dbaName ?? null,
+    entity_type: roles.primary,
+    entity_types: roles.all,
+    docket_numbers: dockets,
+    operation_class: op && op in OPERATION ? OPERATION[op] : null,
+    operation_classifications: c?.classdef ? c.classdef.split(';').map((s) => s.trim()).filter(Boolean) : [],
+    cargo_carried: c?.cargo ? (JSON.parse(c.cargo) as string[]) : [],
+    registration_date: c?.add_date ?? null,
+    private_entity: roles.all.includes('private') ? true : roles.primary ? false : null,
+    passenger_carrier: safetyFacts?.passengerCarrier ?? (c ? c.passenger === 1 : null),
+    usdot_status: c?.status_code === 'A' ? 'active' : c?.status_code === 'I' ? 'inactive' : null,
+    out_of_service: safetyFacts ? oosActive : null,
+    out_of_service_date: oosActive ? (oos?.date ?? null) : null,
+    out_of_service_reason: oosActive ? (oos?.reason ?? null) : null,
+    country: c?.phy_country ?? lic?.physicalAddress?.country ?? null,
+  }
+  void OPERATION_WORDS
+
+  const dataAsOf: Record<string, string | null> = {
+    census: census.asOf,
+    motus: lic?.asOf.motus ?? view.get('motus')?.asOf ?? null,
+    legacy: lic?.asOf.legacy ?? view.get('legacy')?.asOf ?? null,
+    sms: safetyFacts?.asOf.sms ?? view.get('sms')?.asOf ?? null,
+    oos: safetyFacts?.asOf.oos ?? view.get('oos')?.asOf ?? null,
+  }
+  const activatedAt = Math.max(
+    ...(['census', 'motus', 'legacy', 'sms', 'oos'] as const).map((n) => view.get(n)?.activatedAt ?? 0),
+  )
+
+  const record: CompanyRecord = {
+    dot_number: identity.dot_number,
+    mc_number: identity.mc_number,
+    legal_name: identity.legal_name,
+    dba_name: identity.dba_name,
+    entity_type: identity.entity_type,
+    identity,
+    contact: contactOf(c, lic),
+    authority,
+    insurance: lic?.insurance ?? emptyInsurance(),
+    fleet: fleetOf(c),
+    safety: safetyOf(c, safetyFacts),
+    trust: emptyTrust(),
+    reviews: getReviewsBlock(deps.db, dot),
+    dotNumber: dot,
+    source: view.source,
+    dataAsOf,
+    facts: { census: c, licensing: lic, safety: safetyFacts, activatedAt: activatedAt || null },
+  }
+  const censusAgeH = census.activatedAt === null ? Infinity : (deps.now - census.activatedAt) / 3_600_000
+  record.trust = computeTrust(record, {
+    today: deps.today,
+    fresh: view.source === 'mirror' && censusAgeH <= deps.maxAgeHours,
+  })
+  return record
+}

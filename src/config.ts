@@ -1,0 +1,119 @@
+import { join, resolve } from 'node:path'
+import { z } from 'zod'
+
+/** Thrown by loadConfig; main.ts prints it and exits 1. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+}
+
+const unsetIfEmpty = <T extends z.ZodType>(s: T) =>
+  z.preprocess((v) => (v === '' ? undefined : v), s)
+// z.coerce.boolean() reads "false" as true
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1')
+const cron = z.string().regex(/^(\S+\s+){4,5}\S+$/, 'must be a 5- or 6-field cron expression')
+const dollars = z.coerce.number().nonnegative()
+
+/** Every environment variable the appliance reads. `.env.example` is tested against this list. */
+export const Env = z.object({
+  PORT: unsetIfEmpty(z.coerce.number().int().min(1).max(65535).default(3000)),
+  HOST: unsetIfEmpty(z.string().default('0.0.0.0')),
+  DATA_DIR: unsetIfEmpty(z.string().default('data/runtime')),
+  LOG_LEVEL: unsetIfEmpty(
+    z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  ),
+  PUBLIC_URL: unsetIfEmpty(z.url().optional()),
+  TLS_CERT_FILE: unsetIfEmpty(z.string().optional()),
+  TLS_KEY_FILE: unsetIfEmpty(z.string().optional()),
+  ADMIN_TOKEN: unsetIfEmpty(z.string().min(16, 'must be at least 16 characters').optional()),
+  SAMPLE_DATA_DIR: unsetIfEmpty(z.string().optional()),
+
+  SYNC_ENABLED: unsetIfEmpty(bool.default(true)),
+  SYNC_SCHEDULE_DAILY: unsetIfEmpty(cron.default('30 14 * * *')),
+  SYNC_SCHEDULE_MONTHLY: unsetIfEmpty(cron.default('0 6 3 * *')),
+  SYNC_SCHEDULE_LEGACY: unsetIfEmpty(cron.default('0 5 * * 0')),
+  FMCSA_BASE_URL: unsetIfEmpty(z.url().default('https://data.transportation.gov')),
+  SOCRATA_APP_TOKEN: unsetIfEmpty(z.string().optional()),
+  SYNC_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().positive().default(120_000)),
+  SYNC_RETRIES: unsetIfEmpty(z.coerce.number().int().min(0).max(10).default(3)),
+  DATASET_MAX_AGE_HOURS: unsetIfEmpty(z.coerce.number().positive().default(72)),
+
+  QCMOBILE_BASE_URL: unsetIfEmpty(z.url().default('https://mobile.fmcsa.dot.gov/qc/services')),
+  QCMOBILE_WEBKEY: unsetIfEmpty(z.string().optional()),
+  CROSSCHECK_MODE: unsetIfEmpty(z.enum(['off', 'on_demand', 'always']).default('on_demand')),
+  CROSSCHECK_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().positive().default(3000)),
+  CROSSCHECK_CACHE_SECONDS: unsetIfEmpty(z.coerce.number().int().min(0).default(900)),
+  CROSSCHECK_MIN_INTERVAL_MS: unsetIfEmpty(z.coerce.number().int().min(0).default(200)),
+
+  KEY_ROTATION_GRACE_HOURS: unsetIfEmpty(z.coerce.number().min(0).default(24)),
+  PRICE_PROFESSIONAL_MONTHLY: unsetIfEmpty(dollars.default(249)),
+  PRICE_PROFESSIONAL_YEARLY: unsetIfEmpty(dollars.default(2490)),
+  PRICE_ENTERPRISE_MONTHLY: unsetIfEmpty(dollars.optional()),
+  PRICE_ENTERPRISE_YEARLY: unsetIfEmpty(dollars.optional()),
+
+  WEBHOOK_ALLOWED_TARGETS: unsetIfEmpty(z.string().optional()),
+  WEBHOOK_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().positive().default(15_000)),
+})
+export type Env = z.infer<typeof Env>
+
+export function loadConfig(env: Record<string, string | undefined>) {
+  const parsed = Env.safeParse(env)
+  if (!parsed.success) throw new ConfigError(z.prettifyError(parsed.error))
+  const e = parsed.data
+  if ((e.TLS_CERT_FILE === undefined) !== (e.TLS_KEY_FILE === undefined)) {
+    throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together')
+  }
+  const dataDir = resolve(e.DATA_DIR)
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    publicUrl: e.PUBLIC_URL ?? `http://localhost:${e.PORT}`,
+    tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : null,
+    adminToken: e.ADMIN_TOKEN ?? null,
+    paths: {
+      dataDir,
+      appDb: join(dataDir, 'app.db'),
+      datasets: join(dataDir, 'datasets'),
+      downloads: join(dataDir, 'downloads'),
+      backups: join(dataDir, 'backups'),
+      sample: resolve(e.SAMPLE_DATA_DIR ?? 'data/sample'),
+    },
+    sync: {
+      enabled: e.SYNC_ENABLED,
+      schedules: {
+        daily: e.SYNC_SCHEDULE_DAILY,
+        monthly: e.SYNC_SCHEDULE_MONTHLY,
+        legacy: e.SYNC_SCHEDULE_LEGACY,
+      },
+      baseUrl: e.FMCSA_BASE_URL.replace(/\/+$/, ''),
+      appToken: e.SOCRATA_APP_TOKEN ?? null,
+      timeoutMs: e.SYNC_TIMEOUT_MS,
+      retries: e.SYNC_RETRIES,
+      maxAgeHours: e.DATASET_MAX_AGE_HOURS,
+    },
+    crosscheck: {
+      mode: e.CROSSCHECK_MODE,
+      baseUrl: e.QCMOBILE_BASE_URL.replace(/\/+$/, ''),
+      webKey: e.QCMOBILE_WEBKEY ?? null,
+      timeoutMs: e.CROSSCHECK_TIMEOUT_MS,
+      cacheSeconds: e.CROSSCHECK_CACHE_SECONDS,
+      minIntervalMs: e.CROSSCHECK_MIN_INTERVAL_MS,
+    },
+    keys: { rotationGraceMs: e.KEY_ROTATION_GRACE_HOURS * 3_600_000 },
+    prices: {
+      professional: { monthly: e.PRICE_PROFESSIONAL_MONTHLY, yearly: e.PRICE_PROFESSIONAL_YEARLY },
+      enterprise: {
+        monthly: e.PRICE_ENTERPRISE_MONTHLY ?? null,
+        yearly: e.PRICE_ENTERPRISE_YEARLY ?? null,
+      },
+    },
+    webhooks: {
+      allowedTargets:
+        e.WEBHOOK_ALLOWED_TARGETS?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean) ?? null,
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    },
+  } as const
+}
+export type Config = ReturnType<typeof loadConfig>

@@ -1,0 +1,139 @@
+import { existsSync } from 'node:fs'
+import type { Logger } from '../log.ts'
+import type { Sqlite } from './open.ts'
+import { openSqlite } from './open.ts'
+import { DATASET_NAMES, type Channel, type DatasetName } from '../sync/types.ts'
+import { listActiveVersions } from '../sync/versions.ts'
+import type Database from 'better-sqlite3'
+
+/** One open, read-only dataset version with its prepared statements. */
+export interface ActiveDataset {
+  readonly name: DatasetName
+  readonly channel: Channel
+  readonly versionId: number
+  readonly asOf: string | null
+  readonly activatedAt: number | null
+  readonly db: Sqlite
+  /** A statement prepared once per connection (a swap replaces the cache with the connection). */
+  stmt(sql: string): Database.Statement
+}
+
+/** Which datasets a request reads: the live mirror, or the bundled sample (sandbox keys, first start). */
+export interface DataView {
+  readonly source: 'mirror' | 'sample'
+  get(name: DatasetName): ActiveDataset | null
+  /** a key that changes whenever any dataset of the view changes (for caches) */
+  readonly versionKey: string
+}
+
+function openActive(
+  name: DatasetName,
+  channel: Channel,
+  versionId: number,
+  path: string,
+  asOf: string | null,
+  activatedAt: number | null,
+): ActiveDataset {
+  const db = openSqlite(path, 'readonly')
+  const cache = new Map<string, Database.Statement>()
+  return {
+    name,
+    channel,
+    versionId,
+    asOf,
+    activatedAt,
+    db,
+    stmt(sql) {
+      let s = cache.get(sql)
+      if (!s) {
+        s = db.prepare(sql)
+        cache.set(sql, s)
+      }
+      return s
+    },
+  }
+}
+
+/**
+ * Holds the open read-only connection of every active dataset version. `reconcile()` follows
+ * app.db (the truth), so a version activated by another process (the CLI) goes live here too.
+ * Queries are synchronous, so swapping a connection between two requests is safe.
+ */
+export class DatasetRegistry {
+  private readonly open = new Map<string, ActiveDataset>()
+  private readonly appDb: Sqlite
+  private readonly log: Logger
+  private generation = 0
+
+  constructor(appDb: Sqlite, log: Logger) {
+    this.appDb = appDb
+    this.log = log
+  }
+
+  /** Opens newly activated versions and closes replaced ones; returns true if anything changed. */
+  reconcile(): boolean {
+    let changed = false
+    const wanted = new Map<string, ReturnType<typeof listActiveVersions>[number]>()
+    for (const v of listActiveVersions(this.appDb)) wanted.set(`${v.channel}:${v.dataset}`, v)
+    for (const [key, v] of wanted) {
+      const cur = this.open.get(key)
+      if (cur?.versionId === v.id) continue
+      if (!existsSync(v.path)) {
+        this.log.error({ dataset: v.dataset, version: v.id, path: v.path }, 'active dataset file is missing')
+        continue
+      }
+      try {
+        const next = openActive(v.dataset, v.channel, v.id, v.path, v.asOf, v.activatedAt)
+        this.open.set(key, next)
+        cur?.db.close()
+        changed = true
+        this.log.info({ dataset: v.dataset, channel: v.channel, version: v.id }, 'dataset version live')
+      } catch (err) {
+        this.log.error({ err, dataset: v.dataset, version: v.id }, 'cannot open dataset version')
+      }
+    }
+    for (const [key, cur] of this.open) {
+      if (!wanted.has(key)) {
+        cur.db.close()
+        this.open.delete(key)
+        changed = true
+      }
+    }
+    if (changed) this.generation++
+    return changed
+  }
+
+  get(name: DatasetName, channel: Channel): ActiveDataset | null {
+    return this.open.get(`${channel}:${name}`) ?? null
+  }
+
+  /**
+   * The datasets a caller reads. Sandbox (`test`) keys read the sample channel. Live keys read the
+   * mirror; until the census has a live version the whole view falls back to the sample, so real
+   * and fictitious data are never mixed in one record.
+   */
+  view(mode: 'live' | 'test'): DataView {
+    const channel: Channel =
+      mode === 'test' || this.get('census', 'live') === null ? 'sample' : 'live'
+    const parts = DATASET_NAMES.map((n) => this.get(n, channel)?.versionId ?? 0).join('.')
+    return {
+      source: channel === 'live' ? 'mirror' : 'sample',
+      get: (name) => this.get(name, channel),
+      versionKey: `${channel}:${parts}`,
+    }
+  }
+
+  /** true when the live census or the sample census can answer */
+  isReady(): boolean {
+    return this.get('census', 'live') !== null || this.get('census', 'sample') !== null
+  }
+
+  get changeCount(): number {
+    return this.generation
+  }
+
+  close(): void {
+    for (const d of this.open.values()) d.db.close()
+    this.open.clear()
+  }
+}

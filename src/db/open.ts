@@ -1,0 +1,22 @@
+import Database from 'better-sqlite3'
+
+export type Sqlite = Database.Database
+
+/** Opens a SQLite file. Read-write connections use WAL; dataset files are opened read-only. */
+export function openSqlite(path: string, mode: 'readwrite' | 'readonly'): Sqlite {
+  const db = new Database(path, {
+    readonly: mode === 'readonly',
+    fileMustExist: mode === 'readonly',
+    timeout: 5_000,
+  })
+  if (mode === 'readwrite') {
+    db.pragma('journal_mode = WAL')
+    db.pragma('synchronous = NORMAL')
+    db.pragma('foreign_keys = ON')
+  } else {
+    // dataset files are immutable once built: a bigger page cache and mmap make lookups cheap
+    db.pragma('cache_size = -32000')
+    db.pragma('mmap_size = 268435456')
+  }
+  return db
+}

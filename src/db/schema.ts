@@ -1,0 +1,334 @@
+/**
+ * app.db: the appliance's own state (accounts, keys, usage, syncs, webhooks, reviews).
+ * drizzle owns this file; `npm run db:generate` writes migrations/ from it. Timestamps are
+ * Unix ms in UTC, enums are text with a CHECK.
+ */
+import { sql } from 'drizzle-orm'
+import {
+  check,
+  index,
+  integer,
+  primaryKey,
+  real,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/sqlite-core'
+
+const ts = (name?: string) => (name ? integer(name) : integer())
+
+export const accounts = sqliteTable('accounts', {
+  id: integer().primaryKey(),
+  name: text().notNull(),
+  email: text(),
+  suspendedAt: ts(),
+  suspendedReason: text(),
+  createdAt: ts().notNull(),
+})
+
+export const subscriptions = sqliteTable(
+  'subscriptions',
+  {
+    id: integer().primaryKey(),
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id),
+    plan: text().notNull(),
+    interval: text().notNull(),
+    status: text().notNull(),
+    periodStart: ts().notNull(),
+    /** null = no end (free plan) */
+    periodEnd: ts(),
+    /** enterprise: custom monthly included lookups and overage price */
+    includedOverride: integer(),
+    overageMillsOverride: integer(),
+    createdAt: ts().notNull(),
+    canceledAt: ts(),
+    endedAt: ts(),
+  },
+  (t) => [
+    index('subscriptions_account').on(t.accountId, t.endedAt),
+    check('subscriptions_plan', sql`${t.plan} IN ('free','starter','professional','scale','enterprise')`),
+    check('subscriptions_interval', sql`${t.interval} IN ('none','monthly','yearly')`),
+    check('subscriptions_status', sql`${t.status} IN ('active','canceled','past_due','none')`),
+  ],
+)
+
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: integer().primaryKey(),
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id),
+    mode: text().notNull(),
+    hash: text().notNull(),
+    start: text().notNull(),
+    name: text(),
+    createdAt: ts().notNull(),
+    expiresAt: ts(),
+    revokedAt: ts(),
+    lastUsedAt: ts(),
+    rotatedFromId: integer(),
+  },
+  (t) => [
+    uniqueIndex('api_keys_hash').on(t.hash),
+    index('api_keys_account').on(t.accountId),
+    check('api_keys_mode', sql`${t.mode} IN ('live','test')`),
+  ],
+)
+
+export const usageCounters = sqliteTable(
+  'usage_counters',
+  {
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id),
+    /** YYYY-MM (UTC) */
+    period: text().notNull(),
+    used: integer().notNull(),
+    /** billed calls refused at the Free cap, for the usage report */
+    refused: integer().notNull().default(0),
+    updatedAt: ts(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.period] })],
+)
+
+export const quotaAlerts = sqliteTable(
+  'quota_alerts',
+  {
+    id: integer().primaryKey(),
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id),
+    period: text().notNull(),
+    kind: text().notNull(),
+    used: integer().notNull(),
+    quotaLimit: integer().notNull(),
+    createdAt: ts().notNull(),
+  },
+  (t) => [
+    uniqueIndex('quota_alerts_once').on(t.accountId, t.period, t.kind),
+    check('quota_alerts_kind', sql`${t.kind} IN ('threshold_80','exhausted')`),
+  ],
+)
+
+export const datasetVersions = sqliteTable(
+  'dataset_versions',
+  {
+    id: integer().primaryKey(),
+    dataset: text().notNull(),
+    channel: text().notNull(),
+    status: text().notNull(),
+    path: text().notNull(),
+    rows: integer(),
+    rejects: integer(),
+    /** JSON: up to 20 rejected rows {file, line, reason} */
+    rejectSamples: text(),
+    /** JSON: per source file {id, url, etag, lastModified, sha256, bytes, rows, rejects} */
+    files: text(),
+    /** YYYY-MM-DD: the date the data describes (download day, or a frozen file's freeze date) */
+    asOf: text(),
+    createdAt: ts().notNull(),
+    finishedAt: ts(),
+    activatedAt: ts(),
+    error: text(),
+  },
+  (t) => [
+    index('dataset_versions_active').on(t.dataset, t.channel, t.status),
+    check('dataset_versions_channel', sql`${t.channel} IN ('live','sample')`),
+    check(
+      'dataset_versions_status',
+      sql`${t.status} IN ('building','active','superseded','failed','deleted')`,
+    ),
+  ],
+)
+
+export const syncRuns = sqliteTable(
+  'sync_runs',
+  {
+    id: integer().primaryKey(),
+    dataset: text().notNull(),
+    trigger: text().notNull(),
+    status: text().notNull(),
+    startedAt: ts().notNull(),
+    finishedAt: ts(),
+    versionId: integer(),
+    error: text(),
+    /** JSON: counters and timings */
+    stats: text(),
+  },
+  (t) => [
+    index('sync_runs_dataset').on(t.dataset, t.startedAt),
+    check(
+      'sync_runs_status',
+      sql`${t.status} IN ('running','activated','unchanged','not_yet','failed','skipped')`,
+    ),
+  ],
+)
+
+/** Last seen state of each remote file: conditional requests and the raw copy kept for rebuilds. */
+export const sourceFiles = sqliteTable('source_files', {
+  fileId: text().primaryKey(),
+  url: text().notNull(),
+  path: text(),
+  etag: text(),
+  lastModified: text(),
+  sha256: text(),
+  bytes: integer(),
+  checkedAt: ts(),
+  changedAt: ts(),
+})
+
+export const leases = sqliteTable('leases', {
+  name: text().primaryKey(),
+  holder: text().notNull(),
+  acquiredAt: ts().notNull(),
+  expiresAt: ts().notNull(),
+})
+
+export const webhookEndpoints = sqliteTable(
+  'webhook_endpoints',
+  {
+    id: integer().primaryKey(),
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id),
+    url: text().notNull(),
+    secret: text().notNull(),
+    previousSecret: text(),
+    previousSecretExpiresAt: ts(),
+    /** JSON array of event types; null = all */
+    events: text(),
+    status: text().notNull(),
+    disabledReason: text(),
+    consecutiveFailures: integer().notNull().default(0),
+    createdAt: ts().notNull(),
+    disabledAt: ts(),
+    removedAt: ts(),
+  },
+  (t) => [
+    index('webhook_endpoints_account').on(t.accountId),
+    check('webhook_endpoints_status', sql`${t.status} IN ('enabled','disabled')`),
+  ],
+)
+
+/** The outbox: one row per event, written in the same transaction as its cause. */
+export const webhookEvents = sqliteTable(
+  'webhook_events',
+  {
+    id: text().primaryKey(),
+    accountId: integer(),
+    type: text().notNull(),
+    /** JSON payload `data` */
+    data: text().notNull(),
+    createdAt: ts().notNull(),
+    /** set once deliveries have been fanned out to the account's endpoints */
+    dispatchedAt: ts(),
+  },
+  (t) => [index('webhook_events_pending').on(t.dispatchedAt)],
+)
+
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: integer().primaryKey(),
+    eventId: text()
+      .notNull()
+      .references(() => webhookEvents.id),
+    endpointId: integer()
+      .notNull()
+      .references(() => webhookEndpoints.id),
+    status: text().notNull(),
+    attempts: integer().notNull().default(0),
+    nextAttemptAt: ts(),
+    firstAttemptAt: ts(),
+    lastAttemptAt: ts(),
+    lastStatusCode: integer(),
+    lastError: text(),
+    createdAt: ts().notNull(),
+  },
+  (t) => [
+    uniqueIndex('webhook_deliveries_once').on(t.eventId, t.endpointId),
+    index('webhook_deliveries_due').on(t.status, t.nextAttemptAt),
+    check(
+      'webhook_deliveries_status',
+      sql`${t.status} IN ('pending','delivering','succeeded','failed','abandoned')`,
+    ),
+  ],
+)
+
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    id: integer().primaryKey(),
+    deliveryId: integer()
+      .notNull()
+      .references(() => webhookDeliveries.id),
+    attemptedAt: ts().notNull(),
+    statusCode: integer(),
+    error: text(),
+    durationMs: integer(),
+  },
+  (t) => [index('webhook_attempts_delivery').on(t.deliveryId)],
+)
+
+export const watchlist = sqliteTable(
+  'watchlist',
+  {
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id),
+    dotNumber: integer().notNull(),
+    note: text(),
+    createdAt: ts().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.dotNumber] }), index('watchlist_dot').on(t.dotNumber)],
+)
+
+/** Snapshot of watched facts per USDOT at the last comparison, to diff against the next version. */
+export const watchSnapshots = sqliteTable('watch_snapshots', {
+  dotNumber: integer().primaryKey(),
+  /** JSON of the watched fields */
+  facts: text().notNull(),
+  versionKey: text().notNull(),
+  updatedAt: ts().notNull(),
+})
+
+export const reviews = sqliteTable(
+  'reviews',
+  {
+    id: integer().primaryKey(),
+    dotNumber: integer().notNull(),
+    stars: integer().notNull(),
+    title: text(),
+    body: text(),
+    reviewDate: text().notNull(),
+    experienceType: text().notNull(),
+    author: text(),
+    verified: integer({ mode: 'boolean' }).notNull().default(true),
+    source: text().notNull(),
+    externalId: text(),
+    createdAt: ts().notNull(),
+  },
+  (t) => [
+    index('reviews_dot').on(t.dotNumber),
+    uniqueIndex('reviews_external').on(t.source, t.externalId),
+    check('reviews_stars', sql`${t.stars} BETWEEN 1 AND 5`),
+  ],
+)
+
+export const externalReviews = sqliteTable(
+  'external_reviews',
+  {
+    id: integer().primaryKey(),
+    dotNumber: integer().notNull(),
+    source: text().notNull(),
+    overallRating: real(),
+    totalReviews: integer().notNull(),
+    latestReviewDate: text(),
+    latestReviewText: text(),
+    updatedAt: ts().notNull(),
+  },
+  (t) => [uniqueIndex('external_reviews_source').on(t.dotNumber, t.source)],
+)

@@ -1,0 +1,60 @@
+import { mkdirSync } from 'node:fs'
+import { systemClock, type Clock } from './clock.ts'
+import type { Config } from './config.ts'
+import { openAppDb, type AppDb } from './db/app-db.ts'
+import { DatasetRegistry } from './db/datasets.ts'
+import type { Sqlite } from './db/open.ts'
+import { createLogger, type Logger } from './log.ts'
+
+/** Everything a domain function may need, passed in explicitly (never imported as a singleton). */
+export interface Deps {
+  config: Config
+  db: Sqlite
+  appDb: AppDb
+  datasets: DatasetRegistry
+  log: Logger
+  clock: Clock
+  fetch: typeof globalThis.fetch
+  random: () => number
+  close(): void
+}
+
+export interface DepsOverrides {
+  clock?: Clock
+  fetch?: typeof globalThis.fetch
+  random?: () => number
+  log?: Logger
+}
+
+/** Opens app.db (migrating it) and the dataset registry. */
+export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
+  mkdirSync(config.paths.dataDir, { recursive: true })
+  mkdirSync(config.paths.datasets, { recursive: true })
+  const log = overrides.log ?? createLogger(config.logLevel)
+  const appDb = openAppDb(config.paths.appDb)
+  const datasets = new DatasetRegistry(appDb.sqlite, log)
+  datasets.reconcile()
+  return {
+    config,
+    db: appDb.sqlite,
+    appDb,
+    datasets,
+    log,
+    clock: overrides.clock ?? systemClock,
+    fetch: overrides.fetch ?? globalThis.fetch.bind(globalThis),
+    random: overrides.random ?? Math.random,
+    close() {
+      datasets.close()
+      if (appDb.sqlite.open) appDb.sqlite.close()
+    },
+  }
+}
+
+/** The pipeline's view of Deps. */
+export const pipelineDeps = (d: Deps) => ({
+  db: d.db,
+  datasets: d.datasets,
+  log: d.log,
+  clock: d.clock,
+  paths: { datasets: d.config.paths.datasets },
+})

@@ -1,0 +1,193 @@
+import { nextPeriodStart, periodOf } from '../clock.ts'
+import type { Sqlite } from '../db/open.ts'
+import { AppError } from '../errors.ts'
+import type { Logger } from '../log.ts'
+import { enqueueEvent } from '../webhooks/outbox.ts'
+import { currentSubscription, limitsOf, listAccounts } from './accounts.ts'
+import type { Caller } from './keys.ts'
+
+export interface Usage {
+  allowed: boolean
+  billed: boolean
+  plan: string
+  used: number
+  limit: number
+  remaining: number
+  /** Unix seconds of 00:00 UTC on the 1st of next month */
+  resetAt: number
+}
+
+const METER_SQL = `
+INSERT INTO usage_counters (account_id, period, used, updated_at)
+  SELECT @accountId, @period, @n, @now WHERE @hardCap = 0 OR @n <= @included
+ON CONFLICT (account_id, period) DO UPDATE SET used = used + excluded.used, updated_at = excluded.updated_at
+  WHERE @hardCap = 0 OR used + excluded.used <= @included
+RETURNING used`
+
+const ALERT_SQL = `
+INSERT INTO quota_alerts (account_id, period, kind, used, quota_limit, created_at)
+  VALUES (@accountId, @period, @kind, @used, @included, @now)
+ON CONFLICT (account_id, period, kind) DO NOTHING
+RETURNING id`
+
+const REFUSED_SQL = `
+INSERT INTO usage_counters (account_id, period, used, refused, updated_at) VALUES (@accountId, @period, 0, 1, @now)
+ON CONFLICT (account_id, period) DO UPDATE SET refused = refused + 1, updated_at = excluded.updated_at
+RETURNING used`
+
+const CURRENT_SQL = 'SELECT used FROM usage_counters WHERE account_id = ? AND period = ?'
+
+function statements(db: Sqlite) {
+  return {
+    meter: db.prepare(METER_SQL),
+    alert: db.prepare(ALERT_SQL),
+    refused: db.prepare(REFUSED_SQL),
+    current: db.prepare(CURRENT_SQL),
+    hasEndpoints: db.prepare(
+      "SELECT 1 FROM webhook_endpoints WHERE account_id = ? AND status = 'enabled' AND removed_at IS NULL LIMIT 1",
+    ),
+  }
+}
+const cache = new WeakMap<Sqlite, ReturnType<typeof statements>>()
+const stmts = (db: Sqlite) => {
+  let s = cache.get(db)
+  if (!s) cache.set(db, (s = statements(db)))
+  return s
+}
+
+export interface MeterDeps {
+  db: Sqlite
+  log: Logger
+}
+
+/**
+ * Counts `n` billed lookups for the caller's account in the current UTC month with one atomic,
+ * conditional UPSERT: a hard-capped plan never passes its cap, whatever the concurrency, and in
+ * the same transaction the 80% alert (and Free's exhausted alert) is recorded once per month.
+ * Sandbox keys are never billed.
+ */
+export function meter(deps: MeterDeps, caller: Caller, n: number, at: Date): Usage {
+  const now = at.getTime()
+  const period = periodOf(at)
+  const resetAt = Math.floor(nextPeriodStart(at).getTime() / 1000)
+  const s = stmts(deps.db)
+  const base = { plan: caller.plan, limit: caller.included, resetAt }
+  if (caller.mode === 'test') {
+    const used = (s.current.get(caller.accountId, period) as { used: number } | undefined)?.used ?? 0
+    return { ...base, allowed: true, billed: false, used, remaining: Math.max(0, caller.included - used) }
+  }
+  const params = { accountId: caller.accountId, period, n, now, hardCap: caller.hardCap ? 1 : 0, included: caller.included }
+  return deps.db
+    .transaction((): Usage => {
+      const row = s.meter.get(params) as { used: number } | undefined
+      if (!row) {
+        const used = (s.refused.get(params) as { used: number }).used
+        const fired = s.alert.get({ ...params, kind: 'exhausted', used }) as { id: number } | undefined
+        if (fired) onAlert(deps, caller, 'quota.exhausted', period, used, now)
+        return { ...base, allowed: false, billed: false, used, remaining: Math.max(0, caller.included - used) }
+      }
+      const used = row.used
+      if (used * 5 >= caller.included * 4) {
+        const fired = s.alert.get({ ...params, kind: 'threshold_80', used }) as { id: number } | undefined
+        if (fired) onAlert(deps, caller, 'quota.threshold_reached', period, used, now)
+      }
+      return { ...base, allowed: true, billed: true, used, remaining: Math.max(0, caller.included - used) }
+    })
+    .immediate()
+}
+
+function onAlert(deps: MeterDeps, caller: Caller, type: 'quota.threshold_reached' | 'quota.exhausted', period: string, used: number, now: number) {
+  deps.log.warn({ account_id: caller.accountId, plan: caller.plan, period, used, quota_limit: caller.included, alert: type }, 'quota alert')
+  // webhooks are a paid-plan feature; an account with enabled endpoints gets the event
+  if (stmts(deps.db).hasEndpoints.get(caller.accountId))
+    enqueueEvent(
+      deps.db,
+      {
+        accountId: caller.accountId,
+        type,
+        data: { account_id: caller.accountId, plan: caller.plan, period, quota_used: used, quota_limit: caller.included, threshold: type === 'quota.threshold_reached' ? 0.8 : 1 },
+      },
+      now,
+    )
+}
+
+/** Like meter(), but throws 429 quota_exceeded (with Retry-After) when refused. */
+export function charge(deps: MeterDeps, caller: Caller, n: number, at: Date): Usage {
+  const usage = meter(deps, caller, n, at)
+  if (!usage.allowed) throw quotaExceeded(usage, at)
+  return usage
+}
+
+export function quotaExceeded(usage: Usage, at: Date): AppError {
+  const retryAfter = Math.max(1, usage.resetAt - Math.floor(at.getTime() / 1000))
+  return new AppError(
+    'quota_exceeded',
+    `Monthly quota of ${usage.limit} lookups on the ${usage.plan} plan is used up; it resets on ${new Date(usage.resetAt * 1000).toISOString().slice(0, 10)} or upgrade the plan`,
+    { headers: { 'retry-after': String(retryAfter), ...rateLimitHeaders(usage, at) }, extra: { quota_used: usage.used, quota_limit: usage.limit, plan: usage.plan } },
+  )
+}
+
+/** Current usage without billing anything (for meta on unbilled answers and the console). */
+export function peekUsage(db: Sqlite, caller: Caller, at: Date): Usage {
+  const used = (stmts(db).current.get(caller.accountId, periodOf(at)) as { used: number } | undefined)?.used ?? 0
+  return {
+    allowed: true,
+    billed: false,
+    plan: caller.plan,
+    used,
+    limit: caller.included,
+    remaining: Math.max(0, caller.included - used),
+    resetAt: Math.floor(nextPeriodStart(at).getTime() / 1000),
+  }
+}
+
+/** IETF RateLimit headers for the monthly quota. */
+export function rateLimitHeaders(u: Usage, at: Date): Record<string, string> {
+  return {
+    'ratelimit-limit': String(u.limit),
+    'ratelimit-remaining': String(u.remaining),
+    'ratelimit-reset': String(Math.max(0, u.resetAt - Math.floor(at.getTime() / 1000))),
+  }
+}
+
+export interface UsageReportRow {
+  account_id: number
+  account_name: string
+  period: string
+  plan: string | null
+  included: number | null
+  used: number
+  overage_calls: number
+  overage_charge_usd: number
+  refused_calls: number
+  alerts: { kind: string; at: string; used: number }[]
+}
+
+/** Usage per account for one month: included, used, overage calls and their price, refusals, alerts. */
+export function usageReport(db: Sqlite, period: string, accountId?: number): UsageReportRow[] {
+  const accounts = listAccounts(db).filter((a) => accountId === undefined || a.id === accountId)
+  return accounts.map((a) => {
+    const row = db.prepare('SELECT used, refused FROM usage_counters WHERE account_id = ? AND period = ?').get(a.id, period) as
+      | { used: number; refused: number }
+      | undefined
+    const sub = a.subscription ?? currentSubscription(db, a.id)
+    const limits = sub ? limitsOf(sub) : null
+    const used = row?.used ?? 0
+    const overage = limits && !limits.hardCap ? Math.max(0, used - limits.included) : 0
+    const alerts = db
+      .prepare('SELECT kind, created_at AS at, used FROM quota_alerts WHERE account_id = ? AND period = ? ORDER BY id')
+      .all(a.id, period) as { kind: string; at: number; used: number }[]
+    return {
+      account_id: a.id,
+      account_name: a.name,
+      period,
+      plan: sub?.plan ?? null,
+      included: limits?.included ?? null,
+      used,
+      overage_calls: overage,
+      overage_charge_usd: limits ? (overage * limits.overageMills) / 1000 : 0,
+      refused_calls: row?.refused ?? 0,
+      alerts: alerts.map((x) => ({ kind: x.kind, at: new Date(x.at).toISOString(), used: x.used })),
+    }
+  })
+}

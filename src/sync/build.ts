@@ -1,0 +1,122 @@
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { setImmediate as yieldToLoop } from 'node:timers/promises'
+import { openSqlite } from '../db/open.ts'
+import type {
+  BuildContext,
+  BuildProgress,
+  BuildStats,
+  DatasetSpec,
+  FileStats,
+} from './types.ts'
+
+const BATCH = 5_000
+const MAX_SAMPLES = 20
+
+export class VerifyError extends Error {
+  override readonly name = 'VerifyError'
+}
+
+export interface BuildOptions {
+  asOf: string
+  today: string
+  signal: AbortSignal
+  onProgress?: (p: BuildProgress) => void
+}
+
+/**
+ * Builds one dataset into a new SQLite file at `path`. Durability is relaxed (nobody reads the
+ * file yet); the file ends in rollback-journal mode so it can be opened read-only. On any error
+ * the partial file is removed.
+ */
+export async function buildDatasetFile(
+  spec: DatasetSpec,
+  inputs: ReadonlyMap<string, string>,
+  path: string,
+  opts: BuildOptions,
+): Promise<BuildStats> {
+  mkdirSync(dirname(path), { recursive: true })
+  removeDbFile(path)
+  const db = openSqlite(path, 'readwrite')
+  const stats: BuildStats = { rows: 0, rejects: 0, files: {}, rejectSamples: [], notes: {} }
+  const fileStats = (id: string): FileStats => (stats.files[id] ??= { rows: 0, rejects: 0 })
+  try {
+    db.pragma('journal_mode = OFF')
+    db.pragma('synchronous = OFF')
+    db.pragma('foreign_keys = OFF')
+    db.pragma('cache_size = -65536')
+    db.pragma('temp_store = MEMORY')
+    const ctx: BuildContext = {
+      db,
+      inputs,
+      asOf: opts.asOf,
+      today: opts.today,
+      signal: opts.signal,
+      stats,
+      accept(fileId, n = 1) {
+        fileStats(fileId).rows += n
+        stats.rows += n
+      },
+      reject(fileId, line, reason) {
+        fileStats(fileId).rejects++
+        stats.rejects++
+        if (stats.rejectSamples.length < MAX_SAMPLES)
+          stats.rejectSamples.push({ file: fileId, line, reason })
+      },
+      note(key, n = 1) {
+        stats.notes[key] = (stats.notes[key] ?? 0) + n
+      },
+      async insertBatches(fileId, items, insert) {
+        let batch: unknown[] = []
+        const run = db.transaction((rows: unknown[]) => {
+          for (const r of rows) insert(r as never)
+        })
+        const flush = async () => {
+          run(batch)
+          batch = []
+          opts.onProgress?.({ dataset: spec.name, file: fileId, rows: fileStats(fileId).rows })
+          opts.signal.throwIfAborted()
+          await yieldToLoop()
+        }
+        for await (const item of items) {
+          batch.push(item)
+          if (batch.length >= BATCH) await flush()
+        }
+        if (batch.length) await flush()
+      },
+    }
+    opts.signal.throwIfAborted()
+    await spec.build(ctx)
+    opts.signal.throwIfAborted()
+    db.pragma('optimize')
+    db.pragma('journal_mode = DELETE')
+    const check = db.pragma('quick_check', { simple: true })
+    if (check !== 'ok') throw new VerifyError(`quick_check failed: ${String(check)}`)
+    db.close()
+    return stats
+  } catch (err) {
+    if (db.open) db.close()
+    removeDbFile(path)
+    throw err
+  }
+}
+
+/** Refuses a build that is empty, shrank too much against the previous version, or has too many rejects. */
+export function verifyBuild(spec: DatasetSpec, stats: BuildStats, previousRows: number | null): void {
+  if (stats.rows === 0) throw new VerifyError('the build has no rows')
+  const total = stats.rows + stats.rejects
+  const ratio = stats.rejects / total
+  if (ratio > spec.maxRejectRatio)
+    throw new VerifyError(
+      `${stats.rejects} of ${total} rows rejected (${(ratio * 100).toFixed(1)}% > ${spec.maxRejectRatio * 100}%)`,
+    )
+  if (previousRows !== null && previousRows > 0 && stats.rows < previousRows * spec.minRowsRatio)
+    throw new VerifyError(
+      `${stats.rows} rows is less than ${spec.minRowsRatio * 100}% of the previous version's ${previousRows}`,
+    )
+}
+
+export function removeDbFile(path: string): void {
+  for (const p of [path, `${path}-journal`, `${path}-wal`, `${path}-shm`])
+    if (existsSync(p)) rmSync(p, { force: true })
+}

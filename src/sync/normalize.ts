@@ -1,0 +1,164 @@
+/**
+ * Normalisation of FMCSA values (FMCSA-DATA.md §3): one place that knows padding, docket forms,
+ * money units and date formats. Every function returns null for "not on file", never "" or a made-up 0.
+ */
+
+/** Trimmed text with inner whitespace collapsed; blank → null. */
+export function text(v: string | undefined | null): string | null {
+  if (v === undefined || v === null) return null
+  const t = v.trim().replace(/\s+/g, ' ')
+  return t === '' ? null : t
+}
+
+/** USDOT as an unpadded integer; `00000000`, blank, 0 or more than 8 digits → null. */
+export function usdot(v: string | undefined | null): number | null {
+  if (!v) return null
+  const t = v.trim().replace(/^(US)?DOT\s*#?\s*/i, '')
+  if (!/^\d{1,10}$/.test(t)) return null
+  const n = Number(t)
+  if (n <= 0 || n > 99_999_999) return null
+  return n
+}
+
+/** A non-negative integer count; blank, `N/A` or junk → null. */
+export function int(v: string | undefined | null): number | null {
+  if (v === undefined || v === null) return null
+  const t = v.trim().replace(/,/g, '')
+  if (!/^-?\d+(\.0+)?$/.test(t)) return null
+  return Math.trunc(Number(t))
+}
+
+/** A decimal number (`.17`, `1.5`); blank or junk → null. */
+export function decimal(v: string | undefined | null): number | null {
+  if (v === undefined || v === null) return null
+  const t = v.trim().replace(/,/g, '')
+  if (!/^-?(\d+\.?\d*|\.\d+)$/.test(t)) return null
+  return Number(t)
+}
+
+export type DocketPrefix = 'MC' | 'FF' | 'MX'
+export interface Docket {
+  prefix: DocketPrefix
+  number: number
+}
+
+/** Parses `MC421775`, `MC-0123456`, `MC0000139446`, `FF058485`, `123456` (bare = MC). */
+export function docket(v: string | undefined | null, defaultPrefix: DocketPrefix = 'MC'): Docket | null {
+  if (!v) return null
+  const t = v.toUpperCase().replace(/[\s#.\-]/g, '')
+  const m = /^(MC|FF|MX)?0*(\d{1,8})$/.exec(t)
+  if (!m || !m[2]) return null
+  const number = Number(m[2])
+  if (number === 0) return null
+  return { prefix: (m[1] as DocketPrefix | undefined) ?? defaultPrefix, number }
+}
+
+/** Canonical key: prefix + digits without leading zeros (`MC123456`). */
+export const docketKey = (d: Docket) => `${d.prefix}${d.number}`
+/** Display form for the API: `MC-123456`. */
+export const docketDisplay = (d: Docket) => `${d.prefix}-${d.number}`
+
+const MONTHS: Record<string, string> = {
+  JAN: '01', FEB: '02', MAR: '03', APR: '04', MAY: '05', JUN: '06',
+  JUL: '07', AUG: '08', SEP: '09', OCT: '10', NOV: '11', DEC: '12',
+}
+
+function validYmd(y: number, m: number, d: number): boolean {
+  if (y < 1900 || y > 2200 || m < 1 || m > 12 || d < 1) return false
+  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate()
+}
+const pad = (n: number) => String(n).padStart(2, '0')
+
+/**
+ * A date as `YYYY-MM-DD`. Accepts YYYYMMDD (optionally ` HHMM`), ISO (time dropped), MM/DD/YYYY,
+ * DD-MON-YY (YY above `pivotYY` → 19YY). Anything else → null.
+ */
+export function date(v: string | undefined | null, pivotYY = 50): string | null {
+  if (!v) return null
+  const t = v.trim()
+  if (t === '') return null
+  let m = /^(\d{4})(\d{2})(\d{2})( \d{4})?$/.exec(t)
+  if (m) {
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
+    return validYmd(y, mo, d) ? `${m[1]}-${m[2]}-${m[3]}` : null
+  }
+  m = /^(\d{4})-(\d{2})-(\d{2})/.exec(t)
+  if (m) {
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])]
+    return validYmd(y, mo, d) ? `${m[1]}-${m[2]}-${m[3]}` : null
+  }
+  m = /^(\d{1,2})\/(\d{1,2})\/(\d{4})/.exec(t)
+  if (m) {
+    const [y, mo, d] = [Number(m[3]), Number(m[1]), Number(m[2])]
+    return validYmd(y, mo, d) ? `${y}-${pad(mo)}-${pad(d)}` : null
+  }
+  m = /^(\d{1,2})-([A-Za-z]{3})-(\d{2}|\d{4})$/.exec(t)
+  if (m) {
+    const mo = MONTHS[(m[2] ?? '').toUpperCase()]
+    if (!mo) return null
+    let y = Number(m[3])
+    if ((m[3] ?? '').length === 2) y += y > pivotYY ? 1900 : 2000
+    const d = Number(m[1])
+    return validYmd(y, Number(mo), d) ? `${y}-${mo}-${pad(d)}` : null
+  }
+  return null
+}
+
+/** Y/N, true/false, X/blank, 1/0 → boolean; blank → null (or `blankAs`). */
+export function flag(v: string | undefined | null, blankAs: boolean | null = null): boolean | null {
+  if (v === undefined || v === null) return blankAs
+  const t = v.trim().toUpperCase()
+  if (t === '') return blankAs
+  if (t === 'Y' || t === 'YES' || t === 'TRUE' || t === 'X' || t === '1' || t === 'T') return true
+  if (t === 'N' || t === 'NO' || t === 'FALSE' || t === '0' || t === 'F') return false
+  return null
+}
+
+/** Phone as digits; an 11-digit number starting with 1 loses the 1. Junk → null. */
+export function phoneDigits(v: string | undefined | null): string | null {
+  if (!v) return null
+  let d = v.replace(/\D/g, '')
+  if (d.length === 11 && d.startsWith('1')) d = d.slice(1)
+  if (d.length < 7 || /^0+$/.test(d)) return null
+  return d
+}
+
+/** E.164 for 10-digit North American numbers, else the digits as filed. */
+export function phoneDisplay(digits: string | null): string | null {
+  if (!digits) return null
+  return digits.length === 10 ? `+1${digits}` : digits
+}
+
+/** ZIP kept as text; 9 digits → NNNNN-NNNN; Canadian/Mexican postal codes kept as filed. */
+export function zip(v: string | undefined | null): string | null {
+  const t = text(v)
+  if (!t) return null
+  if (/^\d{9}$/.test(t)) return `${t.slice(0, 5)}-${t.slice(5)}`
+  return t.toUpperCase()
+}
+
+export function email(v: string | undefined | null): string | null {
+  const t = text(v)
+  return t ? t.toLowerCase() : null
+}
+
+/** Legacy amounts are thousands of dollars (`01000` = $1M, `00000` = 0, a fact). */
+export function thousands(v: string | undefined | null): number | null {
+  const n = decimal(v)
+  return n === null ? null : Math.round(n * 1000)
+}
+
+/**
+ * Motus money: the unit is uncertain (FMCSA-DATA §3.3). A decimal point means dollars; otherwise
+ * BIPD < 100000 or cargo/bond < 1000 means thousands; anything else dollars.
+ */
+export function motusMoney(v: string | undefined | null, kind: 'bipd' | 'other'): number | null {
+  if (v === undefined || v === null) return null
+  const t = v.trim().replace(/[$,]/g, '')
+  if (t === '') return null
+  const n = decimal(t)
+  if (n === null) return null
+  if (t.includes('.')) return Math.round(n)
+  if (kind === 'bipd' ? n < 100_000 : n < 1_000) return Math.round(n * 1000)
+  return Math.round(n)
+}

@@ -1,0 +1,86 @@
+import type { Sqlite } from '../db/open.ts'
+
+/** The dataset files the mirror builds; each is one SQLite file with its own versions. */
+export const DATASET_NAMES = ['census', 'legacy', 'motus', 'sms', 'oos'] as const
+export type DatasetName = (typeof DATASET_NAMES)[number]
+export type Channel = 'live' | 'sample'
+
+/** One regulator file that feeds a dataset. */
+export interface SourceFileSpec {
+  /** Socrata dataset id, e.g. `az4n-8mr2`; local files for `import --dir` are named `<id>.csv|.txt` */
+  id: string
+  title: string
+  /** URL form: `rows` = /api/views/<id>/rows.csv?accessType=DOWNLOAD (headered); `text` = /download/<id>/text%2Fplain (headerless legacy) */
+  format: 'rows' | 'text'
+  /** `full` = complete file; `awh` = all-with-history baseline; `diff` = daily difference */
+  kind: 'full' | 'awh' | 'diff'
+  /** without it the dataset cannot be built */
+  required: boolean
+  /** other ids that carry the same content (e.g. the legacy text-form id) */
+  altIds?: readonly string[]
+}
+
+export interface DatasetSpec {
+  name: DatasetName
+  title: string
+  files: readonly SourceFileSpec[]
+  /** which configured cron schedule drives it */
+  schedule: 'daily' | 'monthly' | 'legacy'
+  /** frozen datasets describe a fixed day, whatever the download date */
+  frozenAsOf?: string
+  /** refuse a build with fewer rows than this share of the previous version */
+  minRowsRatio: number
+  /** refuse a build whose rejected share of rows is above this */
+  maxRejectRatio: number
+  /** writes the dataset's tables into ctx.db (already a fresh, empty file) */
+  build(ctx: BuildContext): Promise<void>
+}
+
+export interface FileStats {
+  rows: number
+  rejects: number
+}
+
+export interface RejectSample {
+  file: string
+  line: number
+  reason: string
+}
+
+export interface BuildStats {
+  rows: number
+  rejects: number
+  files: Record<string, FileStats>
+  rejectSamples: RejectSample[]
+  /** normalisation counters worth surfacing (e.g. money unit guesses) */
+  notes: Record<string, number>
+}
+
+export interface BuildProgress {
+  dataset: DatasetName
+  file: string
+  rows: number
+}
+
+export interface BuildContext {
+  db: Sqlite
+  /** file id → local path of the file to read; absent when that file is not available */
+  inputs: ReadonlyMap<string, string>
+  /** YYYY-MM-DD the data describes */
+  asOf: string
+  /** YYYY-MM-DD of the build (from the injected clock): "future" cancel dates are compared with it */
+  today: string
+  signal: AbortSignal
+  stats: BuildStats
+  /** count one accepted row of a file */
+  accept(fileId: string, n?: number): void
+  /** count and sample one rejected row of a file: never drop a row silently */
+  reject(fileId: string, line: number, reason: string): void
+  /** bump a named counter in stats.notes */
+  note(key: string, n?: number): void
+  /**
+   * Runs `insert` for every item in one transaction per batch, yielding to the event loop between
+   * batches (so the server keeps answering) and reporting progress.
+   */
+  insertBatches<T>(fileId: string, items: AsyncIterable<T>, insert: (item: T) => void): Promise<void>
+}

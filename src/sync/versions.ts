@@ -1,0 +1,156 @@
+import { join } from 'node:path'
+import type { Clock } from '../clock.ts'
+import type { Sqlite } from '../db/open.ts'
+import { removeDbFile } from './build.ts'
+import type { BuildStats, Channel, DatasetName } from './types.ts'
+
+export interface VersionRow {
+  id: number
+  dataset: DatasetName
+  channel: Channel
+  status: 'building' | 'active' | 'superseded' | 'failed' | 'deleted'
+  path: string
+  rows: number | null
+  rejects: number | null
+  asOf: string | null
+  createdAt: number
+  activatedAt: number | null
+  error: string | null
+  files: string | null
+}
+
+const COLS = `id, dataset, channel, status, path, rows, rejects, as_of AS asOf, created_at AS createdAt,
+  activated_at AS activatedAt, error, files`
+
+/** How many superseded versions keep their files (for rollback); older ones are deleted. */
+export const KEEP_PREVIOUS = 1
+
+export function activeVersion(db: Sqlite, dataset: DatasetName, channel: Channel): VersionRow | null {
+  return (
+    (db
+      .prepare(
+        `SELECT ${COLS} FROM dataset_versions WHERE dataset = ? AND channel = ? AND status = 'active'
+         ORDER BY id DESC LIMIT 1`,
+      )
+      .get(dataset, channel) as VersionRow | undefined) ?? null
+  )
+}
+
+export function listActiveVersions(db: Sqlite): VersionRow[] {
+  return db
+    .prepare(`SELECT ${COLS} FROM dataset_versions WHERE status = 'active' ORDER BY id`)
+    .all() as VersionRow[]
+}
+
+/** Reserves a version row and the file path it will be built at (`<datasets>/<channel>/<name>/<id>.db`). */
+export function createVersion(
+  db: Sqlite,
+  datasetsDir: string,
+  dataset: DatasetName,
+  channel: Channel,
+  asOf: string,
+  clock: Clock,
+): VersionRow {
+  const now = clock().getTime()
+  const id = Number(
+    db
+      .prepare(
+        `INSERT INTO dataset_versions (dataset, channel, status, path, as_of, created_at)
+         VALUES (?, ?, 'building', '', ?, ?)`,
+      )
+      .run(dataset, channel, asOf, now).lastInsertRowid,
+  )
+  const path = join(datasetsDir, channel, dataset, `${id}.db`)
+  db.prepare('UPDATE dataset_versions SET path = ? WHERE id = ?').run(path, id)
+  return {
+    id,
+    dataset,
+    channel,
+    status: 'building',
+    path,
+    rows: null,
+    rejects: null,
+    asOf,
+    createdAt: now,
+    activatedAt: null,
+    error: null,
+    files: null,
+  }
+}
+
+export function failVersion(db: Sqlite, id: number, error: string, clock: Clock): void {
+  db.prepare(
+    `UPDATE dataset_versions SET status = 'failed', error = ?, finished_at = ? WHERE id = ?`,
+  ).run(error.slice(0, 2000), clock().getTime(), id)
+}
+
+/**
+ * Makes a built version the active one in one transaction (the previous one becomes superseded),
+ * runs `alsoInTx` inside the same transaction (outbox events), then prunes old files.
+ */
+export function activateVersion(
+  db: Sqlite,
+  version: VersionRow,
+  stats: BuildStats,
+  files: unknown,
+  clock: Clock,
+  alsoInTx?: (previous: VersionRow | null) => void,
+): void {
+  const now = clock().getTime()
+  const tx = db.transaction(() => {
+    const previous = activeVersion(db, version.dataset, version.channel)
+    db.prepare(
+      `UPDATE dataset_versions SET status = 'superseded' WHERE dataset = ? AND channel = ? AND status = 'active'`,
+    ).run(version.dataset, version.channel)
+    db.prepare(
+      `UPDATE dataset_versions SET status = 'active', rows = ?, rejects = ?, reject_samples = ?, files = ?,
+         finished_at = ?, activated_at = ? WHERE id = ?`,
+    ).run(
+      stats.rows,
+      stats.rejects,
+      JSON.stringify(stats.rejectSamples),
+      JSON.stringify(files),
+      now,
+      now,
+      version.id,
+    )
+    alsoInTx?.(previous)
+  })
+  tx.immediate()
+  pruneVersions(db, version.dataset, version.channel)
+}
+
+/** Deletes the files of superseded versions beyond the newest KEEP_PREVIOUS. */
+export function pruneVersions(db: Sqlite, dataset: DatasetName, channel: Channel): void {
+  const old = db
+    .prepare(
+      `SELECT id, path FROM dataset_versions WHERE dataset = ? AND channel = ? AND status = 'superseded'
+       ORDER BY id DESC LIMIT -1 OFFSET ?`,
+    )
+    .all(dataset, channel, KEEP_PREVIOUS) as { id: number; path: string }[]
+  for (const v of old) {
+    removeDbFile(v.path)
+    db.prepare(`UPDATE dataset_versions SET status = 'deleted' WHERE id = ?`).run(v.id)
+  }
+}
+
+/** Reactivates the newest superseded version whose file still exists (rollback). */
+export function rollbackVersion(db: Sqlite, dataset: DatasetName, channel: Channel, clock: Clock): VersionRow | null {
+  const prev = db
+    .prepare(
+      `SELECT ${COLS} FROM dataset_versions WHERE dataset = ? AND channel = ? AND status = 'superseded'
+       ORDER BY id DESC LIMIT 1`,
+    )
+    .get(dataset, channel) as VersionRow | undefined
+  if (!prev) return null
+  db.transaction(() => {
+    db.prepare(
+      `UPDATE dataset_versions SET status = 'superseded' WHERE dataset = ? AND channel = ? AND status = 'active'`,
+    ).run(dataset, channel)
+    db.prepare(`UPDATE dataset_versions SET status = 'active', activated_at = ? WHERE id = ?`).run(
+      clock().getTime(),
+      prev.id,
+    )
+  }).immediate()
+  return prev
+}
