@@ -5,6 +5,7 @@ import { openAppDb, type AppDb } from './db/app-db.ts'
 import { DatasetRegistry } from './db/datasets.ts'
 import type { Sqlite } from './db/open.ts'
 import { createLogger, type Logger } from './log.ts'
+import { createMetrics, type Metrics } from './metrics.ts'
 
 /** Everything a domain function may need, passed in explicitly (never imported as a singleton). */
 export interface Deps {
@@ -16,6 +17,7 @@ export interface Deps {
   clock: Clock
   fetch: typeof globalThis.fetch
   random: () => number
+  metrics: Metrics
   close(): void
 }
 
@@ -43,6 +45,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     clock: overrides.clock ?? systemClock,
     fetch: overrides.fetch ?? globalThis.fetch.bind(globalThis),
     random: overrides.random ?? Math.random,
+    metrics: createMetrics(),
     close() {
       datasets.close()
       if (appDb.sqlite.open) appDb.sqlite.close()

@@ -53,7 +53,6 @@ const OPERATION = {
   B: 'intrastate_hazmat',
   C: 'intrastate_non_hazmat',
 } as const
-const OPERATION_WORDS = { A: 'Interstate', B: 'Intrastate Hazmat', C: 'Intrastate Non-Hazmat' } as const
 
 const address = (
   street: string | null,
@@ -125,6 +124,7 @@ function allowedToOperate(
   if (!c) return null
   if (c.status_code !== 'A' || oosActive) return 'N'
   if (!needsAuthority) return 'Y'
+  if (auth.source === null || auth.source === 'census') return null // no authority data to judge by
   const anyActive = [auth.common_authority, auth.contract_authority, auth.broker_authority].includes('A')
   return anyActive ? 'Y' : 'N'
 }
@@ -177,7 +177,6 @@ export function getCompanyRecord(deps: RecordDeps, view: DataView, dot: number):
     out_of_service_reason: oosActive ? (oos?.reason ?? null) : null,
     country: c?.phy_country ?? lic?.physicalAddress?.country ?? null,
   }
-  void OPERATION_WORDS
 
   const dataAsOf: Record<string, string | null> = {
     census: census.asOf,

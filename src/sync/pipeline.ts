@@ -34,6 +34,8 @@ export interface RunOptions {
   files?: unknown
   /** run id of an already-open sync_runs row (the sync opens it before downloading) */
   runId?: number
+  /** stored with the version's files (the sample's content hash) */
+  fingerprint?: string
 }
 
 export function openRun(db: Sqlite, dataset: DatasetName, trigger: string, now: number): number {
@@ -92,7 +94,8 @@ export async function runBuild(
     })
     // the sample is what it is; the shrink guard protects the live mirror only
     verifyBuild(spec, stats, opts.channel === 'live' ? (previous?.rows ?? null) : null)
-    activateVersion(deps.db, version, stats, opts.files ?? Object.fromEntries(inputs), deps.clock, () => {
+    const files = opts.files ?? { inputs: Object.fromEntries(inputs), fingerprint: opts.fingerprint ?? null }
+    activateVersion(deps.db, version, stats, files, deps.clock, () => {
       if (opts.channel === 'live')
         enqueueEvent(
           deps.db,

@@ -1,0 +1,13 @@
+/** Every CLI command, by name ("group sub" or a single word). */
+import { accountsCommands } from './accounts.ts'
+import { dataCommands } from './data.ts'
+import type { CommandSpec } from './io.ts'
+import { keysCommands } from './keys.ts'
+import { usageCommands } from './usage.ts'
+
+export const COMMANDS: readonly CommandSpec[] = [
+  ...accountsCommands,
+  ...keysCommands,
+  ...usageCommands,
+  ...dataCommands,
+]

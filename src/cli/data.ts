@@ -1,0 +1,65 @@
+import { existsSync, mkdirSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { z } from 'zod'
+import { pipelineDeps } from '../deps.ts'
+import { importDir } from '../sync/pipeline.ts'
+import { DATASET_NAMES } from '../sync/types.ts'
+import { json, parse, table, UsageError, validateArgs, type CommandSpec } from './io.ts'
+
+export const dataCommands: CommandSpec[] = [
+  {
+    name: 'import',
+    usage: 'import --dir PATH [--dataset NAME ...] [--sample] [--json]',
+    summary: 'build datasets from files named by dataset id (<id>.csv) in a directory (air-gapped networks)',
+    async run(argv, ctx) {
+      const { values } = parse(argv, { dir: { type: 'string' }, dataset: { type: 'string', multiple: true }, sample: { type: 'boolean' }, json: { type: 'boolean' } })
+      if (!values.dir) throw new UsageError('--dir is required')
+      const dir = resolve(values.dir)
+      if (!existsSync(dir)) throw new UsageError(`no such directory: ${dir}`)
+      const only = values.dataset ? validateArgs(z.array(z.enum(DATASET_NAMES)), values.dataset) : undefined
+      const deps = ctx.deps()
+      let lastDraw = 0
+      const results = await importDir(pipelineDeps(deps), dir, {
+        channel: values.sample ? 'sample' : 'live',
+        trigger: 'cli',
+        signal: ctx.signal,
+        only,
+        onProgress: (p) => {
+          const now = Date.now()
+          if (!ctx.io.isTTY || now - lastDraw < 250) return
+          lastDraw = now
+          ctx.io.stderr(`\r\x1b[2K${p.dataset} ${p.file}: ${p.rows.toLocaleString('en-US')} rows`)
+        },
+      })
+      if (ctx.io.isTTY) ctx.io.stderr('\r\x1b[2K')
+      if (results.length === 0) throw new Error(`no known dataset files in ${dir} (expected files such as az4n-8mr2.csv)`)
+      const rows = results.map((r) => ({
+        dataset: r.dataset,
+        status: r.status,
+        version: r.status === 'skipped' ? null : r.version,
+        rows: r.status === 'activated' ? r.stats.rows : null,
+        rejects: r.status === 'activated' ? r.stats.rejects : null,
+        error: r.status === 'failed' ? r.error : r.status === 'skipped' ? r.reason : null,
+        reject_samples: r.status === 'activated' ? r.stats.rejectSamples.slice(0, 5) : [],
+      }))
+      ctx.io.stdout(values.json ? json(rows) : table(rows.map(({ reject_samples: _s, ...r }) => r)))
+      return results.every((r) => r.status === 'activated') ? 0 : 1
+    },
+  },
+  {
+    name: 'backup',
+    usage: 'backup [--out DIR] [--json]',
+    summary: 'write a consistent copy of app.db (accounts, keys, usage) to the backups folder',
+    async run(argv, ctx) {
+      const { values } = parse(argv, { out: { type: 'string' }, json: { type: 'boolean' } })
+      const deps = ctx.deps()
+      const dir = resolve(values.out ?? deps.config.paths.backups)
+      mkdirSync(dir, { recursive: true })
+      const stamp = deps.clock().toISOString().replace(/[:.]/g, '-')
+      const path = join(dir, `app-${stamp}.db`)
+      await deps.db.backup(path)
+      ctx.io.stdout(values.json ? json({ path }) : `${path}\n`)
+      return 0
+    },
+  },
+]

@@ -1,0 +1,46 @@
+import { Hono } from 'hono'
+import type { Deps } from '../deps.ts'
+import { DATASET_NAMES } from '../sync/types.ts'
+import type { AppEnv } from './env.ts'
+
+/** Operational routes, no key: liveness, readiness, Prometheus metrics. */
+export const opsRoutes = (deps: Deps) =>
+  new Hono<AppEnv>()
+    .get('/healthz', (c) => c.json({ status: 'ok' }))
+    .get('/readyz', (c) => {
+      const checks = { dataset: deps.datasets.isReady(), app_db: appDbWritable(deps) }
+      const ok = checks.dataset && checks.app_db
+      return c.json({ status: ok ? 'ready' : 'not_ready', checks }, ok ? 200 : 503)
+    })
+    .get('/metrics', async (c) => {
+      const m = deps.metrics
+      const now = deps.clock().getTime()
+      m.datasetInfo.reset()
+      m.datasetAge.reset()
+      for (const channel of ['live', 'sample'] as const)
+        for (const name of DATASET_NAMES) {
+          const ds = deps.datasets.get(name, channel)
+          if (!ds) continue
+          const rows = deps.db.prepare('SELECT rows FROM dataset_versions WHERE id = ?').get(ds.versionId) as { rows: number | null } | undefined
+          m.datasetInfo.set({ dataset: name, channel }, rows?.rows ?? 0)
+          if (ds.activatedAt !== null) m.datasetAge.set({ dataset: name, channel }, (now - ds.activatedAt) / 1000)
+        }
+      const last = deps.db
+        .prepare(
+          `SELECT dataset, status FROM sync_runs r WHERE id = (SELECT max(id) FROM sync_runs WHERE dataset = r.dataset AND status NOT IN ('running','skipped'))`,
+        )
+        .all() as { dataset: string; status: string }[]
+      m.syncFailures.reset()
+      for (const r of last) m.syncFailures.set({ dataset: r.dataset }, r.status === 'failed' ? 1 : 0)
+      return c.body(await m.registry.metrics(), 200, { 'content-type': m.registry.contentType })
+    })
+
+function appDbWritable(deps: Deps): boolean {
+  try {
+    deps.db.prepare('BEGIN IMMEDIATE').run()
+    deps.db.prepare('ROLLBACK').run()
+    return true
+  } catch {
+    return false
+  }
+}

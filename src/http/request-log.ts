@@ -1,0 +1,41 @@
+import { randomUUID } from 'node:crypto'
+import type { MiddlewareHandler } from 'hono'
+import type { Logger } from '../log.ts'
+import type { Metrics } from '../metrics.ts'
+import type { AppEnv } from './env.ts'
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/
+
+/**
+ * Gives every request an id (a well-formed incoming X-Request-Id is kept), echoes it in the
+ * response, and logs one line when the request ends. Never logs headers, bodies or query strings.
+ */
+export const requestContext =
+  (log: Logger, metrics: Metrics): MiddlewareHandler<AppEnv> =>
+  async (c, next) => {
+    const incoming = c.req.header('x-request-id')
+    const id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
+    c.set('requestId', id)
+    const started = performance.now()
+    try {
+      await next()
+    } finally {
+      c.header('x-request-id', id)
+      const ms = performance.now() - started
+      const route = c.get('route') ?? (c.res.status === 404 ? 'unmatched' : c.req.routePath)
+      const caller = c.get('caller') as AppEnv['Variables']['caller'] | undefined
+      metrics.httpRequests.inc({ method: c.req.method, route, status: String(c.res.status) })
+      metrics.httpDuration.observe({ route }, ms / 1000)
+      const line = {
+        request_id: id,
+        method: c.req.method,
+        route,
+        status: c.res.status,
+        duration_ms: Math.round(ms * 100) / 100,
+        account_id: caller?.accountId,
+        key_id: caller?.keyId,
+      }
+      if (c.res.status >= 500) log.error(line, 'request')
+      else log.info(line, 'request')
+    }
+  }

@@ -1,0 +1,51 @@
+/** Entry point: `serve` (the default) or a CLI command. The only place that sets process.exitCode. */
+import { ConfigError, loadConfig } from './config.ts'
+import { runCli } from './cli/run.ts'
+import type { Io } from './cli/io.ts'
+import { startServer } from './serve.ts'
+
+const io: Io = {
+  stdout: (s) => process.stdout.write(s),
+  stderr: (s) => process.stderr.write(s),
+  isTTY: process.stderr.isTTY === true,
+  readStdin: async () => {
+    const chunks: Buffer[] = []
+    for await (const c of process.stdin) chunks.push(c as Buffer)
+    return Buffer.concat(chunks).toString('utf8')
+  },
+}
+
+function config() {
+  // eslint-disable-next-line n/no-process-env -- main.ts hands the environment to loadConfig
+  return loadConfig(process.env)
+}
+
+async function main(argv: string[]): Promise<number> {
+  if (argv[0] === undefined || argv[0] === 'serve') {
+    const running = await startServer(config())
+    const shutdown = (signal: string) => {
+      running.deps.log.info({ signal }, 'signal received')
+      void running.stop().then(() => {
+        process.exitCode = 0
+      })
+    }
+    process.once('SIGTERM', () => shutdown('SIGTERM'))
+    process.once('SIGINT', () => shutdown('SIGINT'))
+    return 0
+  }
+  const controller = new AbortController()
+  process.once('SIGINT', () => controller.abort(new Error('interrupted')))
+  process.once('SIGTERM', () => controller.abort(new Error('terminated')))
+  return runCli(argv, config, io, undefined, controller.signal)
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exitCode = code
+  },
+  (err: unknown) => {
+    if (err instanceof ConfigError) process.stderr.write(`configuration error:\n${err.message}\n`)
+    else process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+    process.exitCode = 1
+  },
+)
