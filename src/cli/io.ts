@@ -61,9 +61,18 @@ export function table(rows: readonly object[], columns?: string[]): string {
   if (rows.length === 0) return '(none)\n'
   const recs = rows as readonly Record<string, unknown>[]
   const cols = columns ?? Object.keys(recs[0] ?? {})
-  const cell = (v: unknown) => (v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v))
+  const cell = (v: unknown): string => {
+    if (v === null || v === undefined) return '-'
+    if (typeof v === 'string') return v
+    if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint') return String(v)
+    return JSON.stringify(v)
+  }
   const widths = cols.map((c) => Math.max(c.length, ...recs.map((r) => cell(r[c]).length)))
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd()
+  const line = (vals: string[]) =>
+    vals
+      .map((v, i) => v.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd()
   return `${[line(cols), line(widths.map((w) => '-'.repeat(w))), ...recs.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n')}\n`
 }
 
@@ -84,4 +93,5 @@ export function reportError(io: Io, err: unknown): number {
   return 1
 }
 
-export const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString())
+export const iso = (ms: number | null | undefined) =>
+  ms == null ? null : new Date(ms).toISOString()

@@ -1,4 +1,3 @@
-import type { Clock } from '../clock.ts'
 import type { Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
 import { PLANS, type PlanName } from './plans.ts'
@@ -36,7 +35,14 @@ export function addInterval(at: number, interval: Interval): number | null {
   if (interval === 'none') return null
   const d = new Date(at)
   const months = interval === 'monthly' ? 1 : 12
-  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, d.getUTCDate(), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds())
+  return Date.UTC(
+    d.getUTCFullYear(),
+    d.getUTCMonth() + months,
+    d.getUTCDate(),
+    d.getUTCHours(),
+    d.getUTCMinutes(),
+    d.getUTCSeconds(),
+  )
 }
 
 /**
@@ -72,15 +78,25 @@ function normalizeInterval(plan: PlanName, interval: Interval | undefined): Inte
 /** Creates an account with an active subscription, atomically. */
 export function createAccount(db: Sqlite, input: CreateAccountInput, now: number): Account {
   const interval = normalizeInterval(input.plan, input.interval)
-  const id = db.transaction(() => {
-    const accountId = Number(
-      db
-        .prepare('INSERT INTO accounts (name, email, created_at) VALUES (?, ?, ?)')
-        .run(input.name, input.email ?? null, now).lastInsertRowid,
-    )
-    insertSubscription(db, accountId, input.plan, interval, now, input.included ?? null, input.overageMills ?? null)
-    return accountId
-  }).immediate()
+  const id = db
+    .transaction(() => {
+      const accountId = Number(
+        db
+          .prepare('INSERT INTO accounts (name, email, created_at) VALUES (?, ?, ?)')
+          .run(input.name, input.email ?? null, now).lastInsertRowid,
+      )
+      insertSubscription(
+        db,
+        accountId,
+        input.plan,
+        interval,
+        now,
+        input.included ?? null,
+        input.overageMills ?? null,
+      )
+      return accountId
+    })
+    .immediate()
   return mustGetAccount(db, id)
 }
 
@@ -103,7 +119,9 @@ function insertSubscription(
 export function currentSubscription(db: Sqlite, accountId: number): Subscription | null {
   return (
     (db
-      .prepare(`SELECT ${SUB_COLS} FROM subscriptions WHERE account_id = ? AND ended_at IS NULL ORDER BY id DESC LIMIT 1`)
+      .prepare(
+        `SELECT ${SUB_COLS} FROM subscriptions WHERE account_id = ? AND ended_at IS NULL ORDER BY id DESC LIMIT 1`,
+      )
       .get(accountId) as Subscription | undefined) ?? null
   )
 }
@@ -145,7 +163,9 @@ export function setPlan(
   mustGetAccount(db, id)
   const iv = normalizeInterval(plan, interval ?? currentSubscription(db, id)?.interval)
   db.transaction(() => {
-    db.prepare('UPDATE subscriptions SET ended_at = ? WHERE account_id = ? AND ended_at IS NULL').run(now, id)
+    db.prepare(
+      'UPDATE subscriptions SET ended_at = ? WHERE account_id = ? AND ended_at IS NULL',
+    ).run(now, id)
     insertSubscription(db, id, plan, iv, now, custom.included ?? null, custom.overageMills ?? null)
   }).immediate()
   return mustGetAccount(db, id)
@@ -154,21 +174,35 @@ export function setPlan(
 /** Stops renewal: access continues to the end of the paid period (free: ends now). */
 export function cancelSubscription(db: Sqlite, id: number, now: number): Account {
   const sub = mustGetAccount(db, id).subscription
-  if (!sub || sub.status !== 'active') throw new AppError('conflict', 'The account has no active subscription to cancel')
-  db.prepare(`UPDATE subscriptions SET status = 'canceled', canceled_at = ?, period_end = coalesce(period_end, ?) WHERE id = ?`).run(now, now, sub.id)
+  if (!sub || sub.status !== 'active')
+    throw new AppError('conflict', 'The account has no active subscription to cancel')
+  db.prepare(
+    `UPDATE subscriptions SET status = 'canceled', canceled_at = ?, period_end = coalesce(period_end, ?) WHERE id = ?`,
+  ).run(now, now, sub.id)
   return mustGetAccount(db, id)
 }
 
 /** Suspends an account: every data call answers 402 until it is resumed. */
-export function suspendAccount(db: Sqlite, id: number, reason: string | null, now: number): Account {
+export function suspendAccount(
+  db: Sqlite,
+  id: number,
+  reason: string | null,
+  now: number,
+): Account {
   mustGetAccount(db, id)
-  db.prepare('UPDATE accounts SET suspended_at = ?, suspended_reason = ? WHERE id = ?').run(now, reason, id)
+  db.prepare('UPDATE accounts SET suspended_at = ?, suspended_reason = ? WHERE id = ?').run(
+    now,
+    reason,
+    id,
+  )
   return mustGetAccount(db, id)
 }
 
 export function resumeAccount(db: Sqlite, id: number): Account {
   mustGetAccount(db, id)
-  db.prepare('UPDATE accounts SET suspended_at = NULL, suspended_reason = NULL WHERE id = ?').run(id)
+  db.prepare('UPDATE accounts SET suspended_at = NULL, suspended_reason = NULL WHERE id = ?').run(
+    id,
+  )
   return mustGetAccount(db, id)
 }
 

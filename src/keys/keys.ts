@@ -8,7 +8,8 @@ import type { PlanName } from './plans.ts'
 export type KeyMode = 'live' | 'test'
 
 /** `cvk_live_` or `cvk_test_` + 32 random bytes in base64url (43 chars). */
-export const generateSecret = (mode: KeyMode) => `cvk_${mode}_${randomBytes(32).toString('base64url')}`
+export const generateSecret = (mode: KeyMode) =>
+  `cvk_${mode}_${randomBytes(32).toString('base64url')}`
 export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex')
 export const SECRET_PATTERN = /^cvk_(live|test)_[A-Za-z0-9_-]{43}$/
 const START_LENGTH = 13
@@ -45,7 +46,9 @@ function prepared(db: Sqlite) {
       byHash: db.prepare(
         'SELECT id, account_id AS accountId, mode, expires_at AS expiresAt, revoked_at AS revokedAt FROM api_keys WHERE hash = ?',
       ),
-      touch: db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)'),
+      touch: db.prepare(
+        'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
+      ),
     }
     stmts.set(db, s)
   }
@@ -99,14 +102,19 @@ const KEY_COLS = `id, account_id AS accountId, mode, start, name, created_at AS 
   revoked_at AS revokedAt, last_used_at AS lastUsedAt, rotated_from_id AS rotatedFromId`
 
 export function getKey(db: Sqlite, id: number): KeyInfo | null {
-  return (db.prepare(`SELECT ${KEY_COLS} FROM api_keys WHERE id = ?`).get(id) as KeyInfo | undefined) ?? null
+  return (
+    (db.prepare(`SELECT ${KEY_COLS} FROM api_keys WHERE id = ?`).get(id) as KeyInfo | undefined) ??
+    null
+  )
 }
 
 export function listKeys(db: Sqlite, accountId?: number): KeyInfo[] {
   return (
     accountId === undefined
       ? db.prepare(`SELECT ${KEY_COLS} FROM api_keys ORDER BY id`).all()
-      : db.prepare(`SELECT ${KEY_COLS} FROM api_keys WHERE account_id = ? ORDER BY id`).all(accountId)
+      : db
+          .prepare(`SELECT ${KEY_COLS} FROM api_keys WHERE account_id = ? ORDER BY id`)
+          .all(accountId)
   ) as KeyInfo[]
 }
 
@@ -124,8 +132,15 @@ export function createKey(
         `INSERT INTO api_keys (account_id, mode, hash, start, name, created_at, rotated_from_id)
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(input.accountId, input.mode, hashSecret(secret), secret.slice(0, START_LENGTH), input.name ?? null, now, input.rotatedFromId ?? null)
-      .lastInsertRowid,
+      .run(
+        input.accountId,
+        input.mode,
+        hashSecret(secret),
+        secret.slice(0, START_LENGTH),
+        input.name ?? null,
+        now,
+        input.rotatedFromId ?? null,
+      ).lastInsertRowid,
   )
   const key = getKey(db, id)
   if (!key) throw new AppError('internal')
@@ -135,7 +150,8 @@ export function createKey(
 function mustGetLiveKey(db: Sqlite, id: number, now: number): KeyInfo {
   const key = getKey(db, id)
   if (!key) throw new AppError('not_found', `No API key with id ${id}`)
-  if (key.revokedAt !== null && key.revokedAt <= now) throw new AppError('conflict', `API key ${id} is revoked`)
+  if (key.revokedAt !== null && key.revokedAt <= now)
+    throw new AppError('conflict', `API key ${id} is revoked`)
   return key
 }
 
@@ -143,15 +159,27 @@ function mustGetLiveKey(db: Sqlite, id: number, now: number): KeyInfo {
  * Replaces a key with a new secret of the same account and mode. The old secret keeps working
  * for `graceMs` (so deployed clients can switch over), then answers 401.
  */
-export function rotateKey(db: Sqlite, id: number, now: number, graceMs: number): { key: KeyInfo; secret: string; oldExpiresAt: number } {
-  return db.transaction(() => {
-    const old = mustGetLiveKey(db, id, now)
-    if (old.expiresAt !== null && old.expiresAt <= now) throw new AppError('conflict', `API key ${id} has expired`)
-    const oldExpiresAt = Math.min(old.expiresAt ?? Infinity, now + graceMs)
-    db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(oldExpiresAt, id)
-    const created = createKey(db, { accountId: old.accountId, mode: old.mode, name: old.name, rotatedFromId: id }, now)
-    return { ...created, oldExpiresAt }
-  }).immediate()
+export function rotateKey(
+  db: Sqlite,
+  id: number,
+  now: number,
+  graceMs: number,
+): { key: KeyInfo; secret: string; oldExpiresAt: number } {
+  return db
+    .transaction(() => {
+      const old = mustGetLiveKey(db, id, now)
+      if (old.expiresAt !== null && old.expiresAt <= now)
+        throw new AppError('conflict', `API key ${id} has expired`)
+      const oldExpiresAt = Math.min(old.expiresAt ?? Infinity, now + graceMs)
+      db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(oldExpiresAt, id)
+      const created = createKey(
+        db,
+        { accountId: old.accountId, mode: old.mode, name: old.name, rotatedFromId: id },
+        now,
+      )
+      return { ...created, oldExpiresAt }
+    })
+    .immediate()
 }
 
 /** Revokes a key at once. Rows are never deleted. */

@@ -17,15 +17,54 @@ export interface Plan {
 
 /** API reference §8.1. Enterprise carries its own included/overage per subscription. */
 export const PLANS: Record<PlanName, Plan> = {
-  free: { name: 'free', included: 250, hardCap: true, overageMills: 0, webhooks: false, intervals: [] },
-  starter: { name: 'starter', included: 10_000, hardCap: false, overageMills: 9, webhooks: true, intervals: ['monthly', 'yearly'] },
-  professional: { name: 'professional', included: 50_000, hardCap: false, overageMills: 5, webhooks: true, intervals: ['monthly', 'yearly'] },
-  scale: { name: 'scale', included: 200_000, hardCap: false, overageMills: 3, webhooks: true, intervals: ['monthly', 'yearly'] },
-  enterprise: { name: 'enterprise', included: 500_000, hardCap: false, overageMills: 2, webhooks: true, intervals: ['monthly', 'yearly'] },
+  free: {
+    name: 'free',
+    included: 250,
+    hardCap: true,
+    overageMills: 0,
+    webhooks: false,
+    intervals: [],
+  },
+  starter: {
+    name: 'starter',
+    included: 10_000,
+    hardCap: false,
+    overageMills: 9,
+    webhooks: true,
+    intervals: ['monthly', 'yearly'],
+  },
+  professional: {
+    name: 'professional',
+    included: 50_000,
+    hardCap: false,
+    overageMills: 5,
+    webhooks: true,
+    intervals: ['monthly', 'yearly'],
+  },
+  scale: {
+    name: 'scale',
+    included: 200_000,
+    hardCap: false,
+    overageMills: 3,
+    webhooks: true,
+    intervals: ['monthly', 'yearly'],
+  },
+  enterprise: {
+    name: 'enterprise',
+    included: 500_000,
+    hardCap: false,
+    overageMills: 2,
+    webhooks: true,
+    intervals: ['monthly', 'yearly'],
+  },
 }
 
 /** Plan prices in whole dollars (§8.2); professional and enterprise come from config. */
-export function planPrice(plan: PlanName, interval: 'monthly' | 'yearly' | 'none', prices: Config['prices']): number | null {
+export function planPrice(
+  plan: PlanName,
+  interval: 'monthly' | 'yearly' | 'none',
+  prices: Config['prices'],
+): number | null {
   if (plan === 'free') return 0
   if (interval === 'none') return null
   switch (plan) {
@@ -40,4 +79,5 @@ export function planPrice(plan: PlanName, interval: 'monthly' | 'yearly' | 'none
   }
 }
 
-export const isPlanName = (v: string): v is PlanName => (PLAN_NAMES as readonly string[]).includes(v)
+export const isPlanName = (v: string): v is PlanName =>
+  (PLAN_NAMES as readonly string[]).includes(v)

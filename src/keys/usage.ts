@@ -73,31 +73,76 @@ export function meter(deps: MeterDeps, caller: Caller, n: number, at: Date): Usa
   const s = stmts(deps.db)
   const base = { plan: caller.plan, limit: caller.included, resetAt }
   if (caller.mode === 'test') {
-    const used = (s.current.get(caller.accountId, period) as { used: number } | undefined)?.used ?? 0
-    return { ...base, allowed: true, billed: false, used, remaining: Math.max(0, caller.included - used) }
+    const used =
+      (s.current.get(caller.accountId, period) as { used: number } | undefined)?.used ?? 0
+    return {
+      ...base,
+      allowed: true,
+      billed: false,
+      used,
+      remaining: Math.max(0, caller.included - used),
+    }
   }
-  const params = { accountId: caller.accountId, period, n, now, hardCap: caller.hardCap ? 1 : 0, included: caller.included }
+  const params = {
+    accountId: caller.accountId,
+    period,
+    n,
+    now,
+    hardCap: caller.hardCap ? 1 : 0,
+    included: caller.included,
+  }
   return deps.db
     .transaction((): Usage => {
       const row = s.meter.get(params) as { used: number } | undefined
       if (!row) {
         const used = (s.refused.get(params) as { used: number }).used
-        const fired = s.alert.get({ ...params, kind: 'exhausted', used }) as { id: number } | undefined
+        const fired = s.alert.get({ ...params, kind: 'exhausted', used }) as
+          { id: number } | undefined
         if (fired) onAlert(deps, caller, 'quota.exhausted', period, used, now)
-        return { ...base, allowed: false, billed: false, used, remaining: Math.max(0, caller.included - used) }
+        return {
+          ...base,
+          allowed: false,
+          billed: false,
+          used,
+          remaining: Math.max(0, caller.included - used),
+        }
       }
       const used = row.used
       if (used * 5 >= caller.included * 4) {
-        const fired = s.alert.get({ ...params, kind: 'threshold_80', used }) as { id: number } | undefined
+        const fired = s.alert.get({ ...params, kind: 'threshold_80', used }) as
+          { id: number } | undefined
         if (fired) onAlert(deps, caller, 'quota.threshold_reached', period, used, now)
       }
-      return { ...base, allowed: true, billed: true, used, remaining: Math.max(0, caller.included - used) }
+      return {
+        ...base,
+        allowed: true,
+        billed: true,
+        used,
+        remaining: Math.max(0, caller.included - used),
+      }
     })
     .immediate()
 }
 
-function onAlert(deps: MeterDeps, caller: Caller, type: 'quota.threshold_reached' | 'quota.exhausted', period: string, used: number, now: number) {
-  deps.log.warn({ account_id: caller.accountId, plan: caller.plan, period, used, quota_limit: caller.included, alert: type }, 'quota alert')
+function onAlert(
+  deps: MeterDeps,
+  caller: Caller,
+  type: 'quota.threshold_reached' | 'quota.exhausted',
+  period: string,
+  used: number,
+  now: number,
+) {
+  deps.log.warn(
+    {
+      account_id: caller.accountId,
+      plan: caller.plan,
+      period,
+      used,
+      quota_limit: caller.included,
+      alert: type,
+    },
+    'quota alert',
+  )
   // webhooks are a paid-plan feature; an account with enabled endpoints gets the event
   if (stmts(deps.db).hasEndpoints.get(caller.accountId))
     enqueueEvent(
@@ -105,7 +150,14 @@ function onAlert(deps: MeterDeps, caller: Caller, type: 'quota.threshold_reached
       {
         accountId: caller.accountId,
         type,
-        data: { account_id: caller.accountId, plan: caller.plan, period, quota_used: used, quota_limit: caller.included, threshold: type === 'quota.threshold_reached' ? 0.8 : 1 },
+        data: {
+          account_id: caller.accountId,
+          plan: caller.plan,
+          period,
+          quota_used: used,
+          quota_limit: caller.included,
+          threshold: type === 'quota.threshold_reached' ? 0.8 : 1,
+        },
       },
       now,
     )
@@ -123,13 +175,18 @@ export function quotaExceeded(usage: Usage, at: Date): AppError {
   return new AppError(
     'quota_exceeded',
     `Monthly quota of ${usage.limit} lookups on the ${usage.plan} plan is used up; it resets on ${new Date(usage.resetAt * 1000).toISOString().slice(0, 10)} or upgrade the plan`,
-    { headers: { 'retry-after': String(retryAfter), ...rateLimitHeaders(usage, at) }, extra: { quota_used: usage.used, quota_limit: usage.limit, plan: usage.plan } },
+    {
+      headers: { 'retry-after': String(retryAfter), ...rateLimitHeaders(usage, at) },
+      extra: { quota_used: usage.used, quota_limit: usage.limit, plan: usage.plan },
+    },
   )
 }
 
 /** Current usage without billing anything (for meta on unbilled answers and the console). */
 export function peekUsage(db: Sqlite, caller: Caller, at: Date): Usage {
-  const used = (stmts(db).current.get(caller.accountId, periodOf(at)) as { used: number } | undefined)?.used ?? 0
+  const used =
+    (stmts(db).current.get(caller.accountId, periodOf(at)) as { used: number } | undefined)?.used ??
+    0
   return {
     allowed: true,
     billed: false,
@@ -167,15 +224,17 @@ export interface UsageReportRow {
 export function usageReport(db: Sqlite, period: string, accountId?: number): UsageReportRow[] {
   const accounts = listAccounts(db).filter((a) => accountId === undefined || a.id === accountId)
   return accounts.map((a) => {
-    const row = db.prepare('SELECT used, refused FROM usage_counters WHERE account_id = ? AND period = ?').get(a.id, period) as
-      | { used: number; refused: number }
-      | undefined
+    const row = db
+      .prepare('SELECT used, refused FROM usage_counters WHERE account_id = ? AND period = ?')
+      .get(a.id, period) as { used: number; refused: number } | undefined
     const sub = a.subscription ?? currentSubscription(db, a.id)
     const limits = sub ? limitsOf(sub) : null
     const used = row?.used ?? 0
     const overage = limits && !limits.hardCap ? Math.max(0, used - limits.included) : 0
     const alerts = db
-      .prepare('SELECT kind, created_at AS at, used FROM quota_alerts WHERE account_id = ? AND period = ? ORDER BY id')
+      .prepare(
+        'SELECT kind, created_at AS at, used FROM quota_alerts WHERE account_id = ? AND period = ? ORDER BY id',
+      )
       .all(a.id, period) as { kind: string; at: number; used: number }[]
     return {
       account_id: a.id,

@@ -43,9 +43,12 @@ export interface Docket {
 }
 
 /** Parses `MC421775`, `MC-0123456`, `MC0000139446`, `FF058485`, `123456` (bare = MC). */
-export function docket(v: string | undefined | null, defaultPrefix: DocketPrefix = 'MC'): Docket | null {
+export function docket(
+  v: string | undefined | null,
+  defaultPrefix: DocketPrefix = 'MC',
+): Docket | null {
   if (!v) return null
-  const t = v.toUpperCase().replace(/[\s#.\-]/g, '')
+  const t = v.toUpperCase().replace(/[\s#.-]/g, '')
   const m = /^(MC|FF|MX)?0*(\d{1,8})$/.exec(t)
   if (!m || !m[2]) return null
   const number = Number(m[2])
@@ -59,8 +62,18 @@ export const docketKey = (d: Docket) => `${d.prefix}${d.number}`
 export const docketDisplay = (d: Docket) => `${d.prefix}-${d.number}`
 
 const MONTHS: Record<string, string> = {
-  JAN: '01', FEB: '02', MAR: '03', APR: '04', MAY: '05', JUN: '06',
-  JUL: '07', AUG: '08', SEP: '09', OCT: '10', NOV: '11', DEC: '12',
+  JAN: '01',
+  FEB: '02',
+  MAR: '03',
+  APR: '04',
+  MAY: '05',
+  JUN: '06',
+  JUL: '07',
+  AUG: '08',
+  SEP: '09',
+  OCT: '10',
+  NOV: '11',
+  DEC: '12',
 }
 
 function validYmd(y: number, m: number, d: number): boolean {

@@ -13,7 +13,11 @@ import { importDir, type RunResult } from '../sync/pipeline.ts'
 
 /** A fetch that fails loudly: no test may reach the network unless it injects its own. */
 export const refuseFetch: typeof fetch = (input) =>
-  Promise.reject(new Error(`network access in tests is not allowed: ${String(input)}`))
+  Promise.reject(
+    new Error(
+      `network access in tests is not allowed: ${input instanceof Request ? input.url : String(input)}`,
+    ),
+  )
 
 export interface TestContextOptions {
   /** ISO time the injected clock starts at */
@@ -49,21 +53,38 @@ export async function createTestContext(opts: TestContextOptions = {}) {
   const imports: RunResult[] = []
   const signal = AbortSignal.timeout(60_000)
   if (opts.sampleDir)
-    imports.push(...(await importDir(pipelineDeps(deps), opts.sampleDir, { channel: 'sample', trigger: 'test', signal })))
+    imports.push(
+      ...(await importDir(pipelineDeps(deps), opts.sampleDir, {
+        channel: 'sample',
+        trigger: 'test',
+        signal,
+      })),
+    )
   if (opts.liveDir)
-    imports.push(...(await importDir(pipelineDeps(deps), opts.liveDir, { channel: 'live', trigger: 'test', signal })))
+    imports.push(
+      ...(await importDir(pipelineDeps(deps), opts.liveDir, {
+        channel: 'live',
+        trigger: 'test',
+        signal,
+      })),
+    )
   const failed = imports.filter((r) => r.status !== 'activated')
   if (failed.length) throw new Error(`fixture import failed: ${JSON.stringify(failed)}`)
   const app = createApp(deps)
 
   /** Creates an account on a plan and returns it with one key of each requested mode. */
-  function account(plan: CreateAccountInput['plan'] = 'starter', over: Partial<CreateAccountInput> = {}) {
+  function account(
+    plan: CreateAccountInput['plan'] = 'starter',
+    over: Partial<CreateAccountInput> = {},
+  ) {
     const acct = createAccount(deps.db, { name: `Test ${plan}`, plan, ...over }, clock().getTime())
-    const key = (mode: KeyMode = 'live') => createKey(deps.db, { accountId: acct.id, mode }, clock().getTime()).secret
+    const key = (mode: KeyMode = 'live') =>
+      createKey(deps.db, { accountId: acct.id, mode }, clock().getTime()).secret
     return { account: acct, key }
   }
 
-  const auth = (key?: string): Record<string, string> => (key ? { authorization: `Bearer ${key}` } : {})
+  const auth = (key?: string): Record<string, string> =>
+    key ? { authorization: `Bearer ${key}` } : {}
   return {
     dir,
     clock,

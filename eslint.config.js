@@ -1,0 +1,44 @@
+import js from '@eslint/js'
+import n from 'eslint-plugin-n'
+import unicorn from 'eslint-plugin-unicorn'
+import tseslint from 'typescript-eslint'
+
+export default tseslint.config(
+  {
+    ignores: ['node_modules/', 'data/', 'migrations/', 'coverage/', '**/*.js', '!eslint.config.js'],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { n, unicorn },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/no-non-null-assertion': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/require-await': 'off',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
+      'n/no-process-env': 'error',
+      'unicorn/filename-case': ['error', { case: 'kebabCase' }],
+    },
+  },
+  {
+    files: [
+      'src/config.ts',
+      'bench/**',
+      'scripts/**',
+      'vitest.config.ts',
+      'drizzle.config.ts',
+      '**/*.test.ts',
+    ],
+    rules: { 'n/no-process-env': 'off' },
+  },
+  { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
+)

@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs'
+import { describe, expect, test } from 'vitest'
+import { ConfigError, Env, loadConfig } from './config.ts'
+
+describe('config', () => {
+  test('.env.example lists exactly the variables the appliance reads', () => {
+    const names = readFileSync('.env.example', 'utf8')
+      .split('\n')
+      .filter((l) => /^[A-Z_]+=/.test(l))
+      .map((l) => l.slice(0, l.indexOf('=')))
+    expect(names.sort()).toEqual(Object.keys(Env.shape).sort())
+  })
+
+  test('.env.example values are themselves valid', () => {
+    const env = Object.fromEntries(
+      readFileSync('.env.example', 'utf8')
+        .split('\n')
+        .filter((l) => /^[A-Z_]+=/.test(l))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    )
+    const c = loadConfig(env)
+    expect(c.port).toBe(3000)
+    expect(c.sync.enabled).toBe(true)
+    expect(c.crosscheck.webKey).toBeNull()
+  })
+
+  test('defaults', () => {
+    const c = loadConfig({})
+    expect(c.port).toBe(3000)
+    expect(c.host).toBe('0.0.0.0')
+    expect(c.sync.baseUrl).toBe('https://data.transportation.gov')
+    expect(c.sync.appToken).toBeNull()
+    expect(c.paths.appDb.endsWith('data/runtime/app.db')).toBe(true)
+  })
+
+  test.each([
+    [{ PORT: 'abc' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ SYNC_ENABLED: 'yes' }, 'SYNC_ENABLED'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ FMCSA_BASE_URL: 'not a url' }, 'FMCSA_BASE_URL'],
+    [{ CROSSCHECK_MODE: 'sometimes' }, 'CROSSCHECK_MODE'],
+    [{ SYNC_SCHEDULE_DAILY: 'daily' }, 'SYNC_SCHEDULE_DAILY'],
+    [{ TLS_CERT_FILE: '/x.pem' }, 'TLS_'],
+  ])('invalid %j is refused naming %s', (env, name) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError)
+    expect(() => loadConfig(env)).toThrow(name)
+  })
+
+  test('blank values mean unset (a blank token must never be sent)', () => {
+    const c = loadConfig({ SOCRATA_APP_TOKEN: '', PORT: '', QCMOBILE_WEBKEY: '' })
+    expect(c.sync.appToken).toBeNull()
+    expect(c.port).toBe(3000)
+    expect(c.crosscheck.webKey).toBeNull()
+  })
+
+  test('SYNC_ENABLED=false turns syncing off', () => {
+    expect(loadConfig({ SYNC_ENABLED: 'false' }).sync.enabled).toBe(false)
+  })
+})

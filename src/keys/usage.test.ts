@@ -1,0 +1,157 @@
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { setPlan } from './accounts.ts'
+import { usageReport } from './usage.ts'
+import { createTestContext, type TestContext } from '../testing/context.ts'
+import { liveCensusDir, sampleCensusDir } from '../testing/fixture-dirs.ts'
+
+let ctx: TestContext
+beforeEach(async () => {
+  ctx = await createTestContext({ liveDir: liveCensusDir(), sampleDir: sampleCensusDir(), now: '2026-11-15T12:00:00Z' })
+})
+afterEach(() => ctx.close())
+
+const meta = async (res: Response) => ((await res.json()) as { meta: { quota_used: number; quota_limit: number; plan: string; billed: boolean; source: string } }).meta
+const setUsed = (accountId: number, period: string, used: number) =>
+  ctx.deps.db
+    .prepare('INSERT INTO usage_counters (account_id, period, used) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET used = excluded.used')
+    .run(accountId, period, used)
+
+describe('quota and billing', () => {
+  test('each successful lookup counts one call; meta and RateLimit headers show it', async () => {
+    const k = ctx.account('professional').key()
+    const r1 = await ctx.get('/v1/carrier/344554', k)
+    expect(await meta(r1)).toMatchObject({ quota_used: 1, quota_limit: 50_000, plan: 'professional', billed: true, source: 'mirror' })
+    const r2 = await ctx.get('/v1/carrier/1000001', k)
+    expect((await meta(r2)).quota_used).toBe(2)
+    expect(r2.headers.get('ratelimit-limit')).toBe('50000')
+    expect(r2.headers.get('ratelimit-remaining')).toBe('49998')
+    expect(Number(r2.headers.get('ratelimit-reset'))).toBe((Date.UTC(2026, 11, 1) - Date.UTC(2026, 10, 15, 12)) / 1000)
+  })
+
+  test('a 404 is not billed', async () => {
+    const { account, key } = ctx.account('free')
+    const k = key()
+    expect((await ctx.get('/v1/carrier/99999999', k)).status).toBe(404)
+    expect((await ctx.get('/v1/carrier/abc', k)).status).toBe(400)
+    expect((await meta(await ctx.get('/v1/carrier/344554', k))).quota_used).toBe(1)
+    expect(usageReport(ctx.deps.db, '2026-11', account.id)[0]?.used).toBe(1)
+  })
+
+  test('sandbox keys read the sample and are never billed', async () => {
+    const { account, key } = ctx.account('free')
+    const t = key('test')
+    const res = await ctx.get('/v1/carrier/9000001', t)
+    expect(res.status).toBe(200)
+    const m = await meta(res)
+    expect(m).toMatchObject({ source: 'sample', billed: false, quota_used: 0 })
+    expect((await ctx.get('/v1/carrier/344554', t)).status).toBe(404) // live company, not in the sample
+    expect((await ctx.get('/v1/carrier/9000001', key())).status).toBe(404) // sample company, not live
+    expect(usageReport(ctx.deps.db, '2026-11', account.id)[0]?.used).toBe(0)
+  })
+
+  test('Free stops at 250 with 429 + Retry-After, and serves again on the 1st (UTC)', async () => {
+    const { account, key } = ctx.account('free')
+    const k = key()
+    setUsed(account.id, '2026-11', 249)
+    const last = await ctx.get('/v1/carrier/344554', k)
+    expect(last.status).toBe(200)
+    expect((await meta(last)).quota_used).toBe(250)
+    const refused = await ctx.get('/v1/carrier/344554', k)
+    expect(refused.status).toBe(429)
+    expect(Number(refused.headers.get('retry-after'))).toBe((Date.UTC(2026, 11, 1) - Date.UTC(2026, 10, 15, 12)) / 1000)
+    expect(refused.headers.get('ratelimit-remaining')).toBe('0')
+    ctx.clock.set('2026-11-30T23:59:59Z')
+    expect((await ctx.get('/v1/carrier/344554', k)).status).toBe(429)
+    ctx.clock.set('2026-12-01T00:00:00Z')
+    const next = await ctx.get('/v1/carrier/344554', k)
+    expect(next.status).toBe(200)
+    expect((await meta(next)).quota_used).toBe(1)
+    const report = usageReport(ctx.deps.db, '2026-11', account.id)[0]
+    expect(report).toMatchObject({ used: 250, overage_calls: 0, refused_calls: 2 })
+  })
+
+  test.each([
+    ['starter', 10_000, 0.009],
+    ['professional', 50_000, 0.005],
+    ['scale', 200_000, 0.003],
+  ] as const)('%s keeps serving past %i and prices overage at $%f', async (plan, included, price) => {
+    const { account, key } = ctx.account(plan)
+    const k = key()
+    setUsed(account.id, '2026-11', included - 1)
+    for (let i = 0; i < 3; i++) expect((await ctx.get('/v1/carrier/344554', k)).status).toBe(200)
+    const r = usageReport(ctx.deps.db, '2026-11', account.id)[0]
+    expect(r).toMatchObject({ used: included + 2, included, overage_calls: 2 })
+    expect(r?.overage_charge_usd).toBeCloseTo(2 * price, 10)
+  })
+
+  test('enterprise uses its own included lookups and price', async () => {
+    const { account, key } = ctx.account('enterprise', { included: 750_000, overageMills: 1 })
+    setUsed(account.id, '2026-11', 750_000)
+    const res = await ctx.get('/v1/carrier/344554', key())
+    expect((await meta(res)).quota_limit).toBe(750_000)
+    expect(usageReport(ctx.deps.db, '2026-11', account.id)[0]).toMatchObject({ overage_calls: 1, overage_charge_usd: 0.001 })
+  })
+
+  test('all keys of an account share its quota', async () => {
+    const { account, key } = ctx.account('free')
+    setUsed(account.id, '2026-11', 249)
+    expect((await ctx.get('/v1/carrier/344554', key())).status).toBe(200)
+    expect((await ctx.get('/v1/carrier/344554', key())).status).toBe(429)
+  })
+
+  test('upgrading from Free lifts the cap at once', async () => {
+    const { account, key } = ctx.account('free')
+    const k = key()
+    setUsed(account.id, '2026-11', 250)
+    expect((await ctx.get('/v1/carrier/344554', k)).status).toBe(429)
+    setPlan(ctx.deps.db, account.id, 'starter', 'monthly', ctx.clock().getTime())
+    const res = await ctx.get('/v1/carrier/344554', k)
+    expect(res.status).toBe(200)
+    expect(await meta(res)).toMatchObject({ quota_used: 251, quota_limit: 10_000, plan: 'starter' })
+  })
+
+  test('the 80% alert is recorded once per account per month, on every plan', async () => {
+    for (const plan of ['free', 'starter'] as const) {
+      const { account, key } = ctx.account(plan)
+      const k = key()
+      const included = plan === 'free' ? 250 : 10_000
+      setUsed(account.id, '2026-11', included * 0.8 - 2)
+      for (let i = 0; i < 4; i++) expect((await ctx.get('/v1/carrier/344554', k)).status).toBe(200)
+      const alerts = () => ctx.deps.db.prepare("SELECT used FROM quota_alerts WHERE account_id = ? AND kind = 'threshold_80'").all(account.id)
+      expect(alerts()).toEqual([{ used: included * 0.8 }])
+      ctx.clock.set('2026-12-02T00:00:00Z')
+      setUsed(account.id, '2026-12', included * 0.8 - 1)
+      await ctx.get('/v1/carrier/344554', k)
+      await ctx.get('/v1/carrier/344554', k)
+      expect(alerts()).toHaveLength(2)
+      ctx.clock.set('2026-11-15T12:00:00Z')
+    }
+  })
+
+  test('many parallel requests with k lookups left → exactly k succeed', async () => {
+    const { account, key } = ctx.account('free')
+    const k = key()
+    setUsed(account.id, '2026-11', 250 - 7)
+    const results = await Promise.all(Array.from({ length: 40 }, () => ctx.get('/v1/carrier/344554', k)))
+    expect(results.filter((r) => r.status === 200)).toHaveLength(7)
+    expect(results.filter((r) => r.status === 429)).toHaveLength(33)
+    expect(usageReport(ctx.deps.db, '2026-11', account.id)[0]?.used).toBe(250)
+  })
+
+  test('four processes metering one app.db at once never pass the cap', async () => {
+    const { account, key } = ctx.account('free')
+    const k = key()
+    setUsed(account.id, '2026-11', 250 - 37)
+    const run = promisify(execFile)
+    const outs = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        run(process.execPath, ['--import', 'tsx', 'src/testing/meter-worker.ts', ctx.config.paths.appDb, k, '60', '2026-11-15T12:00:00Z']),
+      ),
+    )
+    const allowed = outs.map((o) => Number(o.stdout.trim()))
+    expect(allowed.reduce((a, b) => a + b, 0)).toBe(37)
+    expect(usageReport(ctx.deps.db, '2026-11', account.id)[0]).toMatchObject({ used: 250, refused_calls: 240 - 37 })
+  }, 60_000)
+})

@@ -1,0 +1,74 @@
+import { describe, expect, test } from 'vitest'
+import * as N from './normalize.ts'
+
+describe('normalisation', () => {
+  test.each([
+    ['344554', 344554],
+    ['00344554', 344554],
+    [' 344554 ', 344554],
+    ['USDOT 344554', 344554],
+    ['00000000', null],
+    ['', null],
+    ['12a', null],
+    ['-5', null],
+  ])('usdot(%j) = %j', (v, want) => expect(N.usdot(v)).toBe(want))
+
+  test.each([
+    ['MC421775', 'MC421775'],
+    ['MC-0123456', 'MC123456'],
+    ['MC0000139446', 'MC139446'],
+    ['mc 0123456', 'MC123456'],
+    ['123456', 'MC123456'],
+    ['FF058485', 'FF58485'],
+    ['MX-100018', 'MX100018'],
+    ['MC1122796', 'MC1122796'],
+  ])('docket(%j) = %s', (v, key) => {
+    const d = N.docket(v)
+    expect(d && N.docketKey(d)).toBe(key)
+  })
+
+  test.each(['', 'MC', 'XX123', 'MC-0', 'MC123456789', 'abc'])('docket(%j) is not a docket', (v) =>
+    expect(N.docket(v)).toBeNull(),
+  )
+
+  test.each([
+    ['20250429', '2025-04-29'],
+    ['20250429 0000', '2025-04-29'],
+    ['2026-09-10T00:00:00.000', '2026-09-10'],
+    ['07/16/2026', '2026-07-16'],
+    ['7/6/2026', '2026-07-06'],
+    ['30-JAN-24', '2024-01-30'],
+    ['24-JUN-04', '2004-06-24'],
+    ['24-JUN-98', '1998-06-24'],
+    ['00000000', null],
+    ['20251340', null],
+    ['02/30/2024', null],
+    ['soon', null],
+  ])('date(%j) = %j', (v, want) => expect(N.date(v)).toBe(want))
+
+  test('money: legacy thousands and Motus unit detection', () => {
+    expect(N.thousands('01000')).toBe(1_000_000)
+    expect(N.thousands('00000')).toBe(0)
+    expect(N.thousands('')).toBeNull()
+    expect(N.motusMoney('750000.00', 'bipd')).toBe(750_000)
+    expect(N.motusMoney('750', 'bipd')).toBe(750_000)
+    expect(N.motusMoney('1000000', 'bipd')).toBe(1_000_000)
+    expect(N.motusMoney('5000.00', 'other')).toBe(5000)
+    expect(N.motusMoney('75', 'other')).toBe(75_000)
+    expect(N.motusMoney('75000', 'other')).toBe(75_000)
+  })
+
+  test('phones, zips, emails, flags', () => {
+    expect(N.phoneDigits('(800) 201-8453')).toBe('8002018453')
+    expect(N.phoneDigits('18002018453')).toBe('8002018453')
+    expect(N.phoneDisplay('8002018453')).toBe('+18002018453')
+    expect(N.zip('512390001')).toBe('51239-0001')
+    expect(N.zip('08055')).toBe('08055')
+    expect(N.email(' Ops@Example.COM ')).toBe('ops@example.com')
+    expect(N.flag('X')).toBe(true)
+    expect(N.flag('false')).toBe(false)
+    expect(N.flag('')).toBeNull()
+    expect(N.text('  A   B  ')).toBe('A B')
+    expect(N.text('   ')).toBeNull()
+  })
+})
