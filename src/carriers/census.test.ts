@@ -1,0 +1,171 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { pipelineDeps } from '../deps.ts'
+import { importDir, runBuild } from '../sync/pipeline.ts'
+import { activeVersion } from '../sync/versions.ts'
+import { carrierRow, censusLine, writeCensus, type CensusFields } from '../testing/census-fixture.ts'
+import { createTestContext, type TestContext } from '../testing/context.ts'
+import { CENSUS_COLUMNS, censusDataset, findCensusRow } from './census.ts'
+
+/** The real census row of USDOT 344554 (data.transportation.gov, verified 2026-09-14). */
+function realRow(): CensusFields & { DOT_NUMBER: string } {
+  const raw = JSON.parse(readFileSync('test/fixtures/census/socrata_rows_usdot344554_verified_2026-09-14.json', 'utf8')) as Record<string, { row: Record<string, string> }>
+  const row = raw['az4n-8mr2_Company_Census_File']?.row ?? {}
+  const byLower = new Map(CENSUS_COLUMNS.map((c) => [c.toLowerCase(), c]))
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(row)) {
+    const col = byLower.get(k)
+    if (col) out[col] = v
+  }
+  return out as CensusFields & { DOT_NUMBER: string }
+}
+
+let ctx: TestContext
+let dir: string
+beforeEach(async () => {
+  ctx = await createTestContext()
+  dir = mkdtempSync(join(tmpdir(), 'cvk-census-'))
+})
+afterEach(() => ctx.close())
+
+const generated = (n: number, start = 2_000_000) => Array.from({ length: n }, (_, i) => carrierRow(start + i))
+const importLive = () => importDir(pipelineDeps(ctx.deps), dir, { channel: 'live', trigger: 'test', signal: AbortSignal.timeout(30_000) })
+const liveView = () => ctx.deps.datasets.view('live')
+
+describe('census import', () => {
+  test('imports the real-format row of USDOT 344554 with every field normalised', async () => {
+    writeCensus(join(dir, 'az4n-8mr2.csv'), [realRow(), ...generated(200)])
+    const [r] = await importLive()
+    expect(r).toMatchObject({ status: 'activated', dataset: 'census' })
+    const census = liveView().get('census')
+    expect(census).not.toBeNull()
+    if (!census) return
+    expect(findCensusRow(census, 344554)).toMatchObject({
+      legal_name: 'HULL COOPERATIVE ASSOCIATION',
+      status_code: 'A',
+      carrier_operation: 'A',
+      add_date: '1989-02-21',
+      mcs150_date: '2025-04-29',
+      mcs150_mileage: 531000,
+      phone: '7124392831',
+      email: 'accounting@hullcoop.com',
+      power_units: 32,
+      total_drivers: 30,
+      total_cdl: 30,
+      fleet_owned: 29, // OWNTRUCK 12 + OWNTRACT 17; OWNTRAIL excluded
+      safety_rating: 'S',
+      safety_rating_date: '2006-01-03',
+      phy_zip: '51239',
+      dockets: '["MC421775"]',
+    })
+  })
+
+  test('the record of 344554 through the API', async () => {
+    writeCensus(join(dir, 'az4n-8mr2.csv'), [realRow(), ...generated(50)])
+    await importLive()
+    const res = await ctx.get('/v1/carrier/344554', ctx.account('starter').key())
+    expect(res.status).toBe(200)
+    const body = (await res.json()) as Record<string, Record<string, unknown>>
+    expect(body.mc_number).toBe('MC-421775')
+    expect(body.identity).toMatchObject({ registration_date: '1989-02-21', operation_class: 'interstate', usdot_status: 'active', docket_numbers: ['MC-421775'], country: null })
+    expect(body.contact).toMatchObject({ phone: '+17124392831', email: 'accounting@hullcoop.com', physical_address: { street: '805 ELM ST', city: 'HULL', state: 'IA', zip: '51239', country: null } })
+    expect(body.fleet).toMatchObject({ power_units: 32, total_drivers: 30, fleet_owned: 29, cdl_indicator: true, hazmat_indicator: false, mcs150_date: '2025-04-29', mcs150_mileage: 531000, mcs150_mileage_year: 2024 })
+    expect(body.safety).toMatchObject({ safety_rating: 'Satisfactory', safety_rating_code: 'S', safety_rating_date: '2006-01-03' })
+    expect(body.authority).toMatchObject({ status: 'ACTIVE', fmcsa_status_code: 'A' })
+    for (const block of ['identity', 'contact', 'authority', 'insurance', 'fleet', 'safety', 'trust', 'reviews', 'meta']) expect(body[block]).toBeTypeOf('object')
+  })
+
+  test('malformed rows are rejected, counted and sampled, never silently dropped', async () => {
+    const bad = [
+      censusLine(carrierRow(0)).replace(/^([^,]*,[^,]*,[^,]*,)0,/, '$1ABC,'), // letters in DOT_NUMBER
+      censusLine({ ...carrierRow(3_000_001), DOT_NUMBER: '' }),
+      'only,three,fields',
+    ]
+    writeCensus(join(dir, 'az4n-8mr2.csv'), generated(1000), bad)
+    const [r] = await importLive()
+    expect(r?.status).toBe('activated')
+    if (r?.status !== 'activated') return
+    expect(r.stats.rows).toBe(1000)
+    expect(r.stats.rejects).toBe(3)
+    expect(r.stats.rejectSamples.map((s) => s.reason)).toEqual([
+      expect.stringContaining('invalid DOT_NUMBER'),
+      expect.stringContaining('invalid DOT_NUMBER'),
+      'expected 147 fields, got 3',
+    ])
+    expect(r.stats.rejectSamples.map((s) => s.line)).toEqual([1001, 1002, 1003])
+    const v = activeVersion(ctx.deps.db, 'census', 'live')
+    expect(v).toMatchObject({ rows: 1000, rejects: 3 })
+  })
+
+  test.each([
+    ['wrong header', () => 'DOT_NUMBER,LEGAL_NAME\n1,ACME\n', /header does not match/],
+    ['columns reordered', () => [[...CENSUS_COLUMNS].reverse().join(','), censusLine(carrierRow(1))].join('\n'), /different order/],
+    ['empty file', () => '', /empty/],
+    ['HTML page instead of CSV', () => '<!DOCTYPE html><html><body>Service unavailable</body></html>', /HTML/],
+    ['header only', () => `${CENSUS_COLUMNS.join(',')}\n`, /no rows/],
+    ['too many rejects', () => [CENSUS_COLUMNS.join(','), ...generated(95).map(censusLine), ...Array.from({ length: 10 }, () => 'x,y')].join('\n'), /10 of 105 rows rejected/],
+  ])('%s is refused and the previous version stays active', async (_name, content, error) => {
+    writeCensus(join(dir, 'az4n-8mr2.csv'), generated(100))
+    await importLive()
+    const before = activeVersion(ctx.deps.db, 'census', 'live')
+    writeFileSync(join(dir, 'az4n-8mr2.csv'), content())
+    const [r] = await importLive()
+    expect(r?.status).toBe('failed')
+    if (r?.status === 'failed') expect(r.error).toMatch(error)
+    expect(activeVersion(ctx.deps.db, 'census', 'live')?.id).toBe(before?.id)
+    const census = liveView().get('census')
+    expect(census && findCensusRow(census, 2_000_000)).toBeTruthy()
+    const run = ctx.deps.db.prepare("SELECT status, error FROM sync_runs ORDER BY id DESC LIMIT 1").get() as { status: string; error: string }
+    expect(run.status).toBe('failed')
+    expect(run.error).toMatch(error)
+  })
+
+  test('a file that shrank by half is refused by the shrink guard', async () => {
+    writeCensus(join(dir, 'az4n-8mr2.csv'), generated(1000))
+    await importLive()
+    writeCensus(join(dir, 'az4n-8mr2.csv'), generated(500))
+    const [r] = await importLive()
+    expect(r).toMatchObject({ status: 'failed', error: expect.stringMatching(/less than 90% of the previous version's 1000/) })
+  })
+
+  test('an abort in the middle of a build removes the partial file; the old version stays', async () => {
+    writeCensus(join(dir, 'az4n-8mr2.csv'), generated(100))
+    await importLive()
+    const before = activeVersion(ctx.deps.db, 'census', 'live')
+    writeCensus(join(dir, 'az4n-8mr2.csv'), generated(30_000))
+    const controller = new AbortController()
+    const r = await runBuild(pipelineDeps(ctx.deps), censusDataset, new Map([['az4n-8mr2', join(dir, 'az4n-8mr2.csv')]]), {
+      channel: 'live',
+      trigger: 'test',
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.rows >= 10_000) controller.abort(new Error('stop here'))
+      },
+    })
+    expect(r.status).toBe('failed')
+    expect(activeVersion(ctx.deps.db, 'census', 'live')?.id).toBe(before?.id)
+    const files = readdirSync(join(ctx.config.paths.datasets, 'live', 'census'))
+    expect(files).toEqual([`${before?.id}.db`])
+  })
+
+  test('a second import activates a new version, keeps the previous file, deletes older ones', async () => {
+    for (let i = 0; i < 3; i++) {
+      writeCensus(join(dir, 'az4n-8mr2.csv'), generated(100 + i))
+      await importLive()
+    }
+    const versions = ctx.deps.db.prepare("SELECT id, status, path FROM dataset_versions WHERE dataset = 'census' ORDER BY id").all() as { id: number; status: string; path: string }[]
+    expect(versions.map((v) => v.status)).toEqual(['deleted', 'superseded', 'active'])
+    expect(versions.map((v) => existsSync(v.path))).toEqual([false, true, true])
+    expect(liveView().get('census')?.versionId).toBe(versions[2]?.id)
+  })
+
+  test('a duplicate USDOT keeps the last row and is counted once', async () => {
+    writeCensus(join(dir, 'az4n-8mr2.csv'), [...generated(10), carrierRow(2_000_000, { LEGAL_NAME: 'RENAMED LLC' })])
+    const [r] = await importLive()
+    expect(r?.status === 'activated' && r.stats.rows).toBe(10)
+    const census = liveView().get('census')
+    expect(census && findCensusRow(census, 2_000_000)?.legal_name).toBe('RENAMED LLC')
+  })
+})
