@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint'
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'data/', 'migrations/', 'coverage/', '**/*.js', '!eslint.config.js'],
+    ignores: ['node_modules/', 'data/', 'migrations/', 'coverage/', '**/*.js', '**/*.mjs', '!eslint.config.js'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

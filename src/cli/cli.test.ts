@@ -14,21 +14,44 @@ afterEach(() => ctx.close())
 async function cli(...argv: string[]) {
   let stdout = ''
   let stderr = ''
-  const io: Io = { stdout: (s) => void (stdout += s), stderr: (s) => void (stderr += s), isTTY: false, readStdin: async () => '' }
+  const io: Io = {
+    stdout: (s) => void (stdout += s),
+    stderr: (s) => void (stderr += s),
+    isTTY: false,
+    readStdin: async () => '',
+  }
   const code = await runCli(argv, ctx.config, io, () => ctx.deps)
   return { code, stdout, stderr, json: () => JSON.parse(stdout) as Record<string, unknown> }
 }
 
 describe('CLI', () => {
   test('accounts create --json prints an object with id; keys create --json prints id and secret', async () => {
-    const a = await cli('accounts', 'create', '--name', 'Acme Logistics', '--plan', 'starter', '--interval', 'yearly', '--json')
+    const a = await cli(
+      'accounts',
+      'create',
+      '--name',
+      'Acme Logistics',
+      '--plan',
+      'starter',
+      '--interval',
+      'yearly',
+      '--json',
+    )
     expect(a.code).toBe(0)
     const acct = a.json()
-    expect(acct).toMatchObject({ id: expect.any(Number), name: 'Acme Logistics', subscription: { plan: 'starter', interval: 'yearly', status: 'active', price_usd: 990 } })
+    expect(acct).toMatchObject({
+      id: expect.any(Number),
+      name: 'Acme Logistics',
+      subscription: { plan: 'starter', interval: 'yearly', status: 'active', price_usd: 990 },
+    })
     const k = await cli('keys', 'create', '--account', String(acct.id), '--json')
     expect(k.code).toBe(0)
     const key = k.json()
-    expect(key).toMatchObject({ id: expect.any(Number), mode: 'live', secret: expect.stringMatching(/^cvk_live_[A-Za-z0-9_-]{43}$/) })
+    expect(key).toMatchObject({
+      id: expect.any(Number),
+      mode: 'live',
+      secret: expect.stringMatching(/^cvk_live_[A-Za-z0-9_-]{43}$/),
+    })
     const s = await cli('keys', 'create', '--account', String(acct.id), '--sandbox', '--json')
     expect(s.json().secret).toMatch(/^cvk_test_/)
     const res = await ctx.get('/v1/carrier/344554', key.secret as string)
@@ -54,7 +77,11 @@ describe('CLI', () => {
   test('keys rotate: new secret works at once, old one until the grace period ends', async () => {
     const a = ctx.account('starter')
     const old = a.key()
-    const id = (ctx.deps.db.prepare('SELECT id FROM api_keys WHERE account_id = ?').get(a.account.id) as { id: number }).id
+    const id = (
+      ctx.deps.db.prepare('SELECT id FROM api_keys WHERE account_id = ?').get(a.account.id) as {
+        id: number
+      }
+    ).id
     const r = await cli('keys', 'rotate', String(id), '--grace-hours', '2', '--json')
     expect(r.code).toBe(0)
     const fresh = r.json().secret as string
@@ -68,7 +95,11 @@ describe('CLI', () => {
   test('keys revoke takes effect at once', async () => {
     const a = ctx.account('starter')
     const secret = a.key()
-    const id = (ctx.deps.db.prepare('SELECT id FROM api_keys WHERE account_id = ?').get(a.account.id) as { id: number }).id
+    const id = (
+      ctx.deps.db.prepare('SELECT id FROM api_keys WHERE account_id = ?').get(a.account.id) as {
+        id: number
+      }
+    ).id
     expect((await cli('keys', 'revoke', String(id))).code).toBe(0)
     expect((await ctx.get('/v1/carrier/344554', secret)).status).toBe(401)
     expect((await cli('keys', 'revoke', String(id))).code).toBe(1)
@@ -78,7 +109,9 @@ describe('CLI', () => {
     const a = ctx.account('free')
     const secret = a.key()
     const id = String(a.account.id)
-    expect((await cli('accounts', 'set-plan', id, '--plan', 'scale', '--json')).json()).toMatchObject({ subscription: { plan: 'scale', interval: 'monthly' } })
+    expect(
+      (await cli('accounts', 'set-plan', id, '--plan', 'scale', '--json')).json(),
+    ).toMatchObject({ subscription: { plan: 'scale', interval: 'monthly' } })
     expect((await cli('accounts', 'suspend', id, '--reason', 'unpaid invoice')).code).toBe(0)
     expect((await ctx.get('/v1/carrier/344554', secret)).status).toBe(402)
     expect((await cli('accounts', 'resume', id)).code).toBe(0)
@@ -89,15 +122,27 @@ describe('CLI', () => {
     ctx.clock.advance(32 * 24 * HOUR)
     expect((await ctx.get('/v1/carrier/344554', secret)).status).toBe(402)
     const show = (await cli('accounts', 'show', id, '--json')).json()
-    expect(show).toMatchObject({ id: a.account.id, keys: [expect.objectContaining({ mode: 'live' })] })
+    expect(show).toMatchObject({
+      id: a.account.id,
+      keys: [expect.objectContaining({ mode: 'live' })],
+    })
   })
 
   test('usage shows included, used, overage calls and charge', async () => {
     const a = ctx.account('starter')
-    ctx.deps.db.prepare("INSERT INTO usage_counters (account_id, period, used) VALUES (?, '2026-10', 10250)").run(a.account.id)
+    ctx.deps.db
+      .prepare("INSERT INTO usage_counters (account_id, period, used) VALUES (?, '2026-10', 10250)")
+      .run(a.account.id)
     const u = await cli('usage', '--account', String(a.account.id), '--month', '2026-10', '--json')
     expect(u.code).toBe(0)
-    expect(u.json()).toMatchObject({ period: '2026-10', plan: 'starter', included: 10000, used: 10250, overage_calls: 250, overage_charge_usd: 2.25 })
+    expect(u.json()).toMatchObject({
+      period: '2026-10',
+      plan: 'starter',
+      included: 10000,
+      used: 10250,
+      overage_calls: 250,
+      overage_charge_usd: 2.25,
+    })
     const table = await cli('usage', '--month', '2026-10')
     expect(table.stdout).toContain('10250')
   })
@@ -105,7 +150,11 @@ describe('CLI', () => {
   test.each([
     [['accounts', 'create', '--plan', 'starter'], 2, /name/],
     [['accounts', 'create', '--name', 'X', '--plan', 'gold'], 2, /plan must be one of/],
-    [['accounts', 'create', '--name', 'X', '--plan', 'free', '--interval', 'yearly'], 2, /free plan has no billing interval/],
+    [
+      ['accounts', 'create', '--name', 'X', '--plan', 'free', '--interval', 'yearly'],
+      2,
+      /free plan has no billing interval/,
+    ],
     [['accounts', 'create', '--name', 'X', '--plan', 'starter', '--bogus'], 2, /bogus/],
     [['accounts', 'show', 'abc'], 2, /expected number|Invalid/i],
     [['accounts', 'show', '999'], 1, /No account with id 999/],

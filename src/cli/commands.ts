@@ -4,10 +4,14 @@ import { dataCommands } from './data.ts'
 import type { CommandSpec } from './io.ts'
 import { keysCommands } from './keys.ts'
 import { usageCommands } from './usage.ts'
+import { watchCommands } from './watch.ts'
+import { webhooksCommands } from './webhooks.ts'
 
 export const COMMANDS: readonly CommandSpec[] = [
   ...accountsCommands,
   ...keysCommands,
   ...usageCommands,
   ...dataCommands,
+  ...webhooksCommands,
+  ...watchCommands,
 ]

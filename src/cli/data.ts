@@ -10,13 +10,21 @@ export const dataCommands: CommandSpec[] = [
   {
     name: 'import',
     usage: 'import --dir PATH [--dataset NAME ...] [--sample] [--json]',
-    summary: 'build datasets from files named by dataset id (<id>.csv) in a directory (air-gapped networks)',
+    summary:
+      'build datasets from files named by dataset id (<id>.csv) in a directory (air-gapped networks)',
     async run(argv, ctx) {
-      const { values } = parse(argv, { dir: { type: 'string' }, dataset: { type: 'string', multiple: true }, sample: { type: 'boolean' }, json: { type: 'boolean' } })
+      const { values } = parse(argv, {
+        dir: { type: 'string' },
+        dataset: { type: 'string', multiple: true },
+        sample: { type: 'boolean' },
+        json: { type: 'boolean' },
+      })
       if (!values.dir) throw new UsageError('--dir is required')
       const dir = resolve(values.dir)
       if (!existsSync(dir)) throw new UsageError(`no such directory: ${dir}`)
-      const only = values.dataset ? validateArgs(z.array(z.enum(DATASET_NAMES)), values.dataset) : undefined
+      const only = values.dataset
+        ? validateArgs(z.array(z.enum(DATASET_NAMES)), values.dataset)
+        : undefined
       const deps = ctx.deps()
       let lastDraw = 0
       const results = await importDir(pipelineDeps(deps), dir, {
@@ -32,7 +40,8 @@ export const dataCommands: CommandSpec[] = [
         },
       })
       if (ctx.io.isTTY) ctx.io.stderr('\r\x1b[2K')
-      if (results.length === 0) throw new Error(`no known dataset files in ${dir} (expected files such as az4n-8mr2.csv)`)
+      if (results.length === 0)
+        throw new Error(`no known dataset files in ${dir} (expected files such as az4n-8mr2.csv)`)
       const rows = results.map((r) => ({
         dataset: r.dataset,
         status: r.status,

@@ -8,7 +8,14 @@ export const keyJson = (k: KeyInfo, now: number) => ({
   mode: k.mode,
   start: k.start,
   name: k.name,
-  status: k.revokedAt !== null && k.revokedAt <= now ? 'revoked' : k.expiresAt !== null && k.expiresAt <= now ? 'expired' : k.expiresAt !== null ? 'expiring' : 'active',
+  status:
+    k.revokedAt !== null && k.revokedAt <= now
+      ? 'revoked'
+      : k.expiresAt !== null && k.expiresAt <= now
+        ? 'expired'
+        : k.expiresAt !== null
+          ? 'expiring'
+          : 'active',
   created_at: iso(k.createdAt),
   expires_at: iso(k.expiresAt),
   revoked_at: iso(k.revokedAt),
@@ -25,14 +32,35 @@ export const keysCommands: CommandSpec[] = [
   {
     name: 'keys create',
     usage: 'keys create --account ID [--sandbox] [--name NAME] [--json]',
-    summary: 'create an API key; prints the secret once (cvk_live_… or, with --sandbox, cvk_test_…)',
+    summary:
+      'create an API key; prints the secret once (cvk_live_… or, with --sandbox, cvk_test_…)',
     async run(argv, ctx) {
-      const { values } = parse(argv, { account: { type: 'string' }, sandbox: { type: 'boolean' }, name: { type: 'string' }, json: { type: 'boolean' } })
-      const input = validateArgs(z.object({ account: Id, name: z.string().max(100).optional() }), values)
+      const { values } = parse(argv, {
+        account: { type: 'string' },
+        sandbox: { type: 'boolean' },
+        name: { type: 'string' },
+        json: { type: 'boolean' },
+      })
+      const input = validateArgs(
+        z.object({ account: Id, name: z.string().max(100).optional() }),
+        values,
+      )
       const deps = ctx.deps()
-      const { key, secret } = createKey(deps.db, { accountId: input.account, mode: values.sandbox ? 'test' : 'live', name: input.name ?? null }, deps.clock().getTime())
-      ctx.io.stdout(values.json ? json({ ...keyJson(key, deps.clock().getTime()), secret }) : `${secret}\n`)
-      ctx.io.stderr(`Created ${key.mode === 'test' ? 'sandbox' : 'live'} key ${key.id} (${key.start}…) for account ${key.accountId}. The secret is shown only once: store it now.\n`)
+      const { key, secret } = createKey(
+        deps.db,
+        {
+          accountId: input.account,
+          mode: values.sandbox ? 'test' : 'live',
+          name: input.name ?? null,
+        },
+        deps.clock().getTime(),
+      )
+      ctx.io.stdout(
+        values.json ? json({ ...keyJson(key, deps.clock().getTime()), secret }) : `${secret}\n`,
+      )
+      ctx.io.stderr(
+        `Created ${key.mode === 'test' ? 'sandbox' : 'live'} key ${key.id} (${key.start}…) for account ${key.accountId}. The secret is shown only once: store it now.\n`,
+      )
       return 0
     },
   },
@@ -46,23 +74,61 @@ export const keysCommands: CommandSpec[] = [
       const deps = ctx.deps()
       const now = deps.clock().getTime()
       const rows = listKeys(deps.db, account).map((k) => keyJson(k, now))
-      ctx.io.stdout(values.json ? json(rows) : table(rows, ['id', 'account_id', 'mode', 'start', 'status', 'created_at', 'expires_at', 'last_used_at']))
+      ctx.io.stdout(
+        values.json
+          ? json(rows)
+          : table(rows, [
+              'id',
+              'account_id',
+              'mode',
+              'start',
+              'status',
+              'created_at',
+              'expires_at',
+              'last_used_at',
+            ]),
+      )
       return 0
     },
   },
   {
     name: 'keys rotate',
     usage: 'keys rotate ID [--grace-hours H] [--json]',
-    summary: 'issue a new secret; the old one keeps working for the grace period (default KEY_ROTATION_GRACE_HOURS)',
+    summary:
+      'issue a new secret; the old one keeps working for the grace period (default KEY_ROTATION_GRACE_HOURS)',
     async run(argv, ctx) {
-      const { values, positionals } = parse(argv, { 'grace-hours': { type: 'string' }, json: { type: 'boolean' } }, true)
+      const { values, positionals } = parse(
+        argv,
+        { 'grace-hours': { type: 'string' }, json: { type: 'boolean' } },
+        true,
+      )
       const id = keyIdArg(positionals)
       const deps = ctx.deps()
-      const graceMs = values['grace-hours'] === undefined ? deps.config.keys.rotationGraceMs : validateArgs(z.coerce.number().min(0).max(24 * 90), values['grace-hours']) * 3_600_000
+      const graceMs =
+        values['grace-hours'] === undefined
+          ? deps.config.keys.rotationGraceMs
+          : validateArgs(
+              z.coerce
+                .number()
+                .min(0)
+                .max(24 * 90),
+              values['grace-hours'],
+            ) * 3_600_000
       const now = deps.clock().getTime()
       const { key, secret, oldExpiresAt } = rotateKey(deps.db, id, now, graceMs)
-      ctx.io.stdout(values.json ? json({ ...keyJson(key, now), secret, old_key_id: id, old_key_expires_at: iso(oldExpiresAt) }) : `${secret}\n`)
-      ctx.io.stderr(`Rotated key ${id} → ${key.id} (${key.start}…). The old secret stops working at ${iso(oldExpiresAt)}.\n`)
+      ctx.io.stdout(
+        values.json
+          ? json({
+              ...keyJson(key, now),
+              secret,
+              old_key_id: id,
+              old_key_expires_at: iso(oldExpiresAt),
+            })
+          : `${secret}\n`,
+      )
+      ctx.io.stderr(
+        `Rotated key ${id} → ${key.id} (${key.start}…). The old secret stops working at ${iso(oldExpiresAt)}.\n`,
+      )
       return 0
     },
   },

@@ -31,7 +31,13 @@ function find(argv: string[]): { spec: CommandSpec; rest: string[] } | null {
  * Runs one CLI command and returns its exit code. Deps are opened lazily and closed at the end,
  * so the CLI shares the data directory safely with a running server (WAL + busy timeout + leases).
  */
-export async function runCli(argv: string[], config: Config | (() => Config), io: Io, depsOverride?: () => Deps, signal: AbortSignal = new AbortController().signal): Promise<number> {
+export async function runCli(
+  argv: string[],
+  config: Config | (() => Config),
+  io: Io,
+  depsOverride?: () => Deps,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
     io.stdout(helpText())
     return 0
@@ -54,7 +60,10 @@ export async function runCli(argv: string[], config: Config | (() => Config), io
   const ctx: CliContext = {
     io,
     signal,
-    deps: () => (deps ??= depsOverride ? depsOverride() : createDeps(typeof config === 'function' ? config() : config)),
+    deps: () =>
+      (deps ??= depsOverride
+        ? depsOverride()
+        : createDeps(typeof config === 'function' ? config() : config)),
   }
   try {
     return await found.spec.run(found.rest, ctx)

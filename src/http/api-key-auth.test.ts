@@ -19,12 +19,26 @@ describe('API key authentication', () => {
     ['wrong scheme (Basic)', () => ({ authorization: 'Basic dXNlcjpwYXNz' }), 401, 'unauthorized'],
     ['Bearer with nothing', () => ({ authorization: 'Bearer ' }), 401, 'unauthorized'],
     ['malformed key', () => ({ authorization: 'Bearer cvk_live_short' }), 401, 'unauthorized'],
-    ['wrong prefix', () => ({ authorization: `Bearer sk_live_${'a'.repeat(43)}` }), 401, 'unauthorized'],
-    ['unknown well-formed key', () => ({ authorization: `Bearer cvk_live_${'A'.repeat(43)}` }), 401, 'unauthorized'],
+    [
+      'wrong prefix',
+      () => ({ authorization: `Bearer sk_live_${'a'.repeat(43)}` }),
+      401,
+      'unauthorized',
+    ],
+    [
+      'unknown well-formed key',
+      () => ({ authorization: `Bearer cvk_live_${'A'.repeat(43)}` }),
+      401,
+      'unauthorized',
+    ],
     [
       'revoked key',
       () => {
-        const { key, secret } = createKey(ctx.deps.db, { accountId: ctx.account('starter').account.id, mode: 'live' }, now())
+        const { key, secret } = createKey(
+          ctx.deps.db,
+          { accountId: ctx.account('starter').account.id, mode: 'live' },
+          now(),
+        )
         revokeKey(ctx.deps.db, key.id, now())
         return { authorization: `Bearer ${secret}` }
       },
@@ -34,7 +48,11 @@ describe('API key authentication', () => {
     [
       'old key past its rotation grace period',
       () => {
-        const { key, secret } = createKey(ctx.deps.db, { accountId: ctx.account('starter').account.id, mode: 'live' }, now() - 48 * HOUR)
+        const { key, secret } = createKey(
+          ctx.deps.db,
+          { accountId: ctx.account('starter').account.id, mode: 'live' },
+          now() - 48 * HOUR,
+        )
         rotateKey(ctx.deps.db, key.id, now() - 25 * HOUR, 24 * HOUR)
         return { authorization: `Bearer ${secret}` }
       },
@@ -44,7 +62,11 @@ describe('API key authentication', () => {
     [
       'old key within its rotation grace period',
       () => {
-        const { key, secret } = createKey(ctx.deps.db, { accountId: ctx.account('starter').account.id, mode: 'live' }, now())
+        const { key, secret } = createKey(
+          ctx.deps.db,
+          { accountId: ctx.account('starter').account.id, mode: 'live' },
+          now(),
+        )
         rotateKey(ctx.deps.db, key.id, now() - HOUR, 24 * HOUR)
         return { authorization: `Bearer ${secret}` }
       },
@@ -67,7 +89,9 @@ describe('API key authentication', () => {
       () => {
         const a = ctx.account('starter')
         const k = a.key()
-        ctx.deps.db.prepare('UPDATE subscriptions SET period_end = ? WHERE account_id = ?').run(now() - 1000, a.account.id)
+        ctx.deps.db
+          .prepare('UPDATE subscriptions SET period_end = ? WHERE account_id = ?')
+          .run(now() - 1000, a.account.id)
         cancelSubscription(ctx.deps.db, a.account.id, now() - 2000)
         return { authorization: `Bearer ${k}` }
       },
@@ -90,15 +114,32 @@ describe('API key authentication', () => {
       () => {
         const a = ctx.account('starter')
         const k = a.key()
-        ctx.deps.db.prepare("UPDATE subscriptions SET status = 'past_due' WHERE account_id = ?").run(a.account.id)
+        ctx.deps.db
+          .prepare("UPDATE subscriptions SET status = 'past_due' WHERE account_id = ?")
+          .run(a.account.id)
         return { authorization: `Bearer ${k}` }
       },
       402,
       'payment_required',
     ],
-    ['valid live key', () => ({ authorization: `Bearer ${ctx.account('starter').key()}` }), 200, ''],
-    ['valid key, lower-case scheme', () => ({ authorization: `bearer ${ctx.account('starter').key()}` }), 200, ''],
-    ['valid sandbox key', () => ({ authorization: `Bearer ${ctx.account('free').key('test')}` }), 404, 'not_found'],
+    [
+      'valid live key',
+      () => ({ authorization: `Bearer ${ctx.account('starter').key()}` }),
+      200,
+      '',
+    ],
+    [
+      'valid key, lower-case scheme',
+      () => ({ authorization: `bearer ${ctx.account('starter').key()}` }),
+      200,
+      '',
+    ],
+    [
+      'valid sandbox key',
+      () => ({ authorization: `Bearer ${ctx.account('free').key('test')}` }),
+      404,
+      'not_found',
+    ],
   ]
 
   test.each(cases)('%s → %i %s', async (_name, headers, status, code) => {
@@ -113,10 +154,19 @@ describe('API key authentication', () => {
   })
 
   test('unknown and revoked keys get the same answer', async () => {
-    const { key, secret } = createKey(ctx.deps.db, { accountId: ctx.account('starter').account.id, mode: 'live' }, now())
+    const { key, secret } = createKey(
+      ctx.deps.db,
+      { accountId: ctx.account('starter').account.id, mode: 'live' },
+      now(),
+    )
     revokeKey(ctx.deps.db, key.id, now())
-    const a = (await (await ctx.get('/v1/carrier/344554', secret)).json()) as Record<string, unknown>
-    const b = (await (await ctx.get('/v1/carrier/344554', `cvk_live_${'B'.repeat(43)}`)).json()) as Record<string, unknown>
+    const a = (await (await ctx.get('/v1/carrier/344554', secret)).json()) as Record<
+      string,
+      unknown
+    >
+    const b = (await (
+      await ctx.get('/v1/carrier/344554', `cvk_live_${'B'.repeat(43)}`)
+    ).json()) as Record<string, unknown>
     expect({ ...a, request_id: '' }).toEqual({ ...b, request_id: '' })
   })
 

@@ -16,7 +16,8 @@ export const apiKeyAuth =
     const header = c.req.header('authorization') ?? ''
     const secret = BEARER.exec(header)?.[1]
     const www = { 'www-authenticate': 'Bearer realm="carrier-verify"' }
-    if (!secret || !SECRET_PATTERN.test(secret)) throw new AppError('unauthorized', undefined, { headers: www })
+    if (!secret || !SECRET_PATTERN.test(secret))
+      throw new AppError('unauthorized', undefined, { headers: www })
     const result = verifyKey(db, secret, clock().getTime())
     if (!result.ok) {
       if (result.reason === 'no_subscription' || result.reason === 'suspended')

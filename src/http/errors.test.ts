@@ -57,7 +57,11 @@ describe('error contract', () => {
   })
 
   test('invalid crosscheck flag → 400 invalid_request', async () => {
-    await expectError(await ctx.get('/v1/carrier/344554?crosscheck=maybe', key), 400, 'invalid_request')
+    await expectError(
+      await ctx.get('/v1/carrier/344554?crosscheck=maybe', key),
+      400,
+      'invalid_request',
+    )
   })
 
   test('no company → 404 not_found naming the USDOT', async () => {
@@ -72,7 +76,10 @@ describe('error contract', () => {
   })
 
   test('wrong method → 405 with Allow', async () => {
-    const res = await ctx.app.request('/v1/carrier/344554', { method: 'DELETE', headers: { authorization: `Bearer ${key}` } })
+    const res = await ctx.app.request('/v1/carrier/344554', {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${key}` },
+    })
     await expectError(res, 405, 'method_not_allowed')
     expect(res.headers.get('allow')).toBe('GET')
   })
@@ -89,7 +96,9 @@ describe('error contract', () => {
   test('no subscription → 402', async () => {
     const a = ctx.account('starter')
     const k = a.key()
-    ctx.deps.db.prepare("UPDATE subscriptions SET status = 'none' WHERE account_id = ?").run(a.account.id)
+    ctx.deps.db
+      .prepare("UPDATE subscriptions SET status = 'none' WHERE account_id = ?")
+      .run(a.account.id)
     await expectError(await ctx.get('/v1/carrier/344554', k), 402, 'payment_required')
   })
 
@@ -131,8 +140,12 @@ describe('error contract', () => {
   })
 
   test('/api/v1 serves the same record as /v1', async () => {
-    const a = (await (await ctx.get('/v1/carrier/344554', key)).json()) as { meta: Record<string, unknown> }
-    const b = (await (await ctx.get('/api/v1/carrier/344554', key)).json()) as { meta: Record<string, unknown> }
+    const a = (await (await ctx.get('/v1/carrier/344554', key)).json()) as {
+      meta: Record<string, unknown>
+    }
+    const b = (await (await ctx.get('/api/v1/carrier/344554', key)).json()) as {
+      meta: Record<string, unknown>
+    }
     expect({ ...b, meta: {} }).toEqual({ ...a, meta: {} })
   })
 })

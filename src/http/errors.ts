@@ -52,7 +52,13 @@ export const notFound =
   (c: Context<AppEnv>) => {
     const id = c.get('requestId') ?? 'unknown'
     const path = c.req.path
-    const allowed = [...new Set(known().filter((r) => r.pattern.test(path)).map((r) => r.method))]
+    const allowed = [
+      ...new Set(
+        known()
+          .filter((r) => r.pattern.test(path))
+          .map((r) => r.method),
+      ),
+    ]
     if (allowed.length > 0) {
       const err = new AppError(
         'method_not_allowed',

@@ -21,9 +21,12 @@ export const opsRoutes = (deps: Deps) =>
         for (const name of DATASET_NAMES) {
           const ds = deps.datasets.get(name, channel)
           if (!ds) continue
-          const rows = deps.db.prepare('SELECT rows FROM dataset_versions WHERE id = ?').get(ds.versionId) as { rows: number | null } | undefined
+          const rows = deps.db
+            .prepare('SELECT rows FROM dataset_versions WHERE id = ?')
+            .get(ds.versionId) as { rows: number | null } | undefined
           m.datasetInfo.set({ dataset: name, channel }, rows?.rows ?? 0)
-          if (ds.activatedAt !== null) m.datasetAge.set({ dataset: name, channel }, (now - ds.activatedAt) / 1000)
+          if (ds.activatedAt !== null)
+            m.datasetAge.set({ dataset: name, channel }, (now - ds.activatedAt) / 1000)
         }
       const last = deps.db
         .prepare(
@@ -31,7 +34,8 @@ export const opsRoutes = (deps: Deps) =>
         )
         .all() as { dataset: string; status: string }[]
       m.syncFailures.reset()
-      for (const r of last) m.syncFailures.set({ dataset: r.dataset }, r.status === 'failed' ? 1 : 0)
+      for (const r of last)
+        m.syncFailures.set({ dataset: r.dataset }, r.status === 'failed' ? 1 : 0)
       return c.body(await m.registry.metrics(), 200, { 'content-type': m.registry.contentType })
     })
 

@@ -8,26 +8,51 @@ import { liveCensusDir, sampleCensusDir } from '../testing/fixture-dirs.ts'
 
 let ctx: TestContext
 beforeEach(async () => {
-  ctx = await createTestContext({ liveDir: liveCensusDir(), sampleDir: sampleCensusDir(), now: '2026-11-15T12:00:00Z' })
+  ctx = await createTestContext({
+    liveDir: liveCensusDir(),
+    sampleDir: sampleCensusDir(),
+    now: '2026-11-15T12:00:00Z',
+  })
 })
 afterEach(() => ctx.close())
 
-const meta = async (res: Response) => ((await res.json()) as { meta: { quota_used: number; quota_limit: number; plan: string; billed: boolean; source: string } }).meta
+const meta = async (res: Response) =>
+  (
+    (await res.json()) as {
+      meta: {
+        quota_used: number
+        quota_limit: number
+        plan: string
+        billed: boolean
+        source: string
+      }
+    }
+  ).meta
 const setUsed = (accountId: number, period: string, used: number) =>
   ctx.deps.db
-    .prepare('INSERT INTO usage_counters (account_id, period, used) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET used = excluded.used')
+    .prepare(
+      'INSERT INTO usage_counters (account_id, period, used) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET used = excluded.used',
+    )
     .run(accountId, period, used)
 
 describe('quota and billing', () => {
   test('each successful lookup counts one call; meta and RateLimit headers show it', async () => {
     const k = ctx.account('professional').key()
     const r1 = await ctx.get('/v1/carrier/344554', k)
-    expect(await meta(r1)).toMatchObject({ quota_used: 1, quota_limit: 50_000, plan: 'professional', billed: true, source: 'mirror' })
+    expect(await meta(r1)).toMatchObject({
+      quota_used: 1,
+      quota_limit: 50_000,
+      plan: 'professional',
+      billed: true,
+      source: 'mirror',
+    })
     const r2 = await ctx.get('/v1/carrier/1000001', k)
     expect((await meta(r2)).quota_used).toBe(2)
     expect(r2.headers.get('ratelimit-limit')).toBe('50000')
     expect(r2.headers.get('ratelimit-remaining')).toBe('49998')
-    expect(Number(r2.headers.get('ratelimit-reset'))).toBe((Date.UTC(2026, 11, 1) - Date.UTC(2026, 10, 15, 12)) / 1000)
+    expect(Number(r2.headers.get('ratelimit-reset'))).toBe(
+      (Date.UTC(2026, 11, 1) - Date.UTC(2026, 10, 15, 12)) / 1000,
+    )
   })
 
   test('a 404 is not billed', async () => {
@@ -60,7 +85,9 @@ describe('quota and billing', () => {
     expect((await meta(last)).quota_used).toBe(250)
     const refused = await ctx.get('/v1/carrier/344554', k)
     expect(refused.status).toBe(429)
-    expect(Number(refused.headers.get('retry-after'))).toBe((Date.UTC(2026, 11, 1) - Date.UTC(2026, 10, 15, 12)) / 1000)
+    expect(Number(refused.headers.get('retry-after'))).toBe(
+      (Date.UTC(2026, 11, 1) - Date.UTC(2026, 10, 15, 12)) / 1000,
+    )
     expect(refused.headers.get('ratelimit-remaining')).toBe('0')
     ctx.clock.set('2026-11-30T23:59:59Z')
     expect((await ctx.get('/v1/carrier/344554', k)).status).toBe(429)
@@ -76,22 +103,28 @@ describe('quota and billing', () => {
     ['starter', 10_000, 0.009],
     ['professional', 50_000, 0.005],
     ['scale', 200_000, 0.003],
-  ] as const)('%s keeps serving past %i and prices overage at $%f', async (plan, included, price) => {
-    const { account, key } = ctx.account(plan)
-    const k = key()
-    setUsed(account.id, '2026-11', included - 1)
-    for (let i = 0; i < 3; i++) expect((await ctx.get('/v1/carrier/344554', k)).status).toBe(200)
-    const r = usageReport(ctx.deps.db, '2026-11', account.id)[0]
-    expect(r).toMatchObject({ used: included + 2, included, overage_calls: 2 })
-    expect(r?.overage_charge_usd).toBeCloseTo(2 * price, 10)
-  })
+  ] as const)(
+    '%s keeps serving past %i and prices overage at $%f',
+    async (plan, included, price) => {
+      const { account, key } = ctx.account(plan)
+      const k = key()
+      setUsed(account.id, '2026-11', included - 1)
+      for (let i = 0; i < 3; i++) expect((await ctx.get('/v1/carrier/344554', k)).status).toBe(200)
+      const r = usageReport(ctx.deps.db, '2026-11', account.id)[0]
+      expect(r).toMatchObject({ used: included + 2, included, overage_calls: 2 })
+      expect(r?.overage_charge_usd).toBeCloseTo(2 * price, 10)
+    },
+  )
 
   test('enterprise uses its own included lookups and price', async () => {
     const { account, key } = ctx.account('enterprise', { included: 750_000, overageMills: 1 })
     setUsed(account.id, '2026-11', 750_000)
     const res = await ctx.get('/v1/carrier/344554', key())
     expect((await meta(res)).quota_limit).toBe(750_000)
-    expect(usageReport(ctx.deps.db, '2026-11', account.id)[0]).toMatchObject({ overage_calls: 1, overage_charge_usd: 0.001 })
+    expect(usageReport(ctx.deps.db, '2026-11', account.id)[0]).toMatchObject({
+      overage_calls: 1,
+      overage_charge_usd: 0.001,
+    })
   })
 
   test('all keys of an account share its quota', async () => {
@@ -119,7 +152,10 @@ describe('quota and billing', () => {
       const included = plan === 'free' ? 250 : 10_000
       setUsed(account.id, '2026-11', included * 0.8 - 2)
       for (let i = 0; i < 4; i++) expect((await ctx.get('/v1/carrier/344554', k)).status).toBe(200)
-      const alerts = () => ctx.deps.db.prepare("SELECT used FROM quota_alerts WHERE account_id = ? AND kind = 'threshold_80'").all(account.id)
+      const alerts = () =>
+        ctx.deps.db
+          .prepare("SELECT used FROM quota_alerts WHERE account_id = ? AND kind = 'threshold_80'")
+          .all(account.id)
       expect(alerts()).toEqual([{ used: included * 0.8 }])
       ctx.clock.set('2026-12-02T00:00:00Z')
       setUsed(account.id, '2026-12', included * 0.8 - 1)
@@ -134,7 +170,9 @@ describe('quota and billing', () => {
     const { account, key } = ctx.account('free')
     const k = key()
     setUsed(account.id, '2026-11', 250 - 7)
-    const results = await Promise.all(Array.from({ length: 40 }, () => ctx.get('/v1/carrier/344554', k)))
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () => ctx.get('/v1/carrier/344554', k)),
+    )
     expect(results.filter((r) => r.status === 200)).toHaveLength(7)
     expect(results.filter((r) => r.status === 429)).toHaveLength(33)
     expect(usageReport(ctx.deps.db, '2026-11', account.id)[0]?.used).toBe(250)
@@ -147,11 +185,22 @@ describe('quota and billing', () => {
     const run = promisify(execFile)
     const outs = await Promise.all(
       Array.from({ length: 4 }, () =>
-        run(process.execPath, ['--import', 'tsx', 'src/testing/meter-worker.ts', ctx.config.paths.appDb, k, '60', '2026-11-15T12:00:00Z']),
+        run(process.execPath, [
+          '--import',
+          'tsx',
+          'src/testing/meter-worker.ts',
+          ctx.config.paths.appDb,
+          k,
+          '60',
+          '2026-11-15T12:00:00Z',
+        ]),
       ),
     )
     const allowed = outs.map((o) => Number(o.stdout.trim()))
     expect(allowed.reduce((a, b) => a + b, 0)).toBe(37)
-    expect(usageReport(ctx.deps.db, '2026-11', account.id)[0]).toMatchObject({ used: 250, refused_calls: 240 - 37 })
+    expect(usageReport(ctx.deps.db, '2026-11', account.id)[0]).toMatchObject({
+      used: 250,
+      refused_calls: 240 - 37,
+    })
   }, 60_000)
 })

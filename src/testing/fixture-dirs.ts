@@ -8,7 +8,11 @@ import { carrierRow, writeCensus } from './census-fixture.ts'
 export function liveCensusDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'cvk-live-'))
   writeCensus(join(dir, 'az4n-8mr2.csv'), [
-    carrierRow(344554, { LEGAL_NAME: 'HULL COOPERATIVE ASSOCIATION', DOCKET1: '421775', EMAIL_ADDRESS: 'accounting@hullcoop.com' }),
+    carrierRow(344554, {
+      LEGAL_NAME: 'HULL COOPERATIVE ASSOCIATION',
+      DOCKET1: '421775',
+      EMAIL_ADDRESS: 'accounting@hullcoop.com',
+    }),
     ...Array.from({ length: 9 }, (_, i) => carrierRow(1_000_001 + i)),
   ])
   return dir

@@ -1,0 +1,84 @@
+import { Worker } from 'node:worker_threads'
+import { FormatError, type ReadCsvOptions } from './csv.ts'
+import type { ParseJob, ParseMessage } from './parse-worker.ts'
+
+/** A JS bootstrap registers tsx in the worker, so it can import the TypeScript sources. */
+const BOOT = new URL('./parse-worker-boot.mjs', import.meta.url)
+const ENTRY = new URL('./parse-worker.ts', import.meta.url).href
+
+export interface ParsedRow<T> {
+  line: number
+  row: T
+}
+
+export interface RowParserRef {
+  /** `import.meta.url` of the module that exports the parser */
+  module: string
+  /** the export's name: (fields: string[]) => T | string (a string is a reject reason) */
+  exportName: string
+}
+
+/**
+ * Reads a CSV file in a worker thread, running an exported row parser there, and yields parsed
+ * rows here; rejected rows are reported through `onReject` (with line numbers). Batches flow
+ * with backpressure, so memory stays flat on files of any size.
+ */
+export async function* parseInWorker<T>(
+  path: string,
+  csv: Omit<ReadCsvOptions, 'signal'>,
+  parser: RowParserRef,
+  onReject: (line: number, reason: string) => void,
+  signal?: AbortSignal,
+): AsyncGenerator<ParsedRow<T>[]> {
+  const job: ParseJob = {
+    path,
+    csv: {
+      header: csv.header,
+      columns: [...csv.columns],
+      headerFirstField: csv.headerFirstField?.source,
+    },
+    module: parser.module,
+    exportName: parser.exportName,
+  }
+  const worker = new Worker(BOOT, { workerData: { ...job, entry: ENTRY } })
+  const queue: ParseMessage[] = []
+  let wake: (() => void) | null = null
+  let exited: Error | null = null
+  const notify = () => {
+    const w = wake
+    wake = null
+    w?.()
+  }
+  worker.on('message', (m: ParseMessage) => {
+    queue.push(m)
+    notify()
+  })
+  worker.on('error', (err) => {
+    exited = err
+    notify()
+  })
+  worker.on('exit', (code) => {
+    exited ??= code === 0 ? null : new Error(`parse worker exited with code ${code}`)
+    notify()
+  })
+  try {
+    for (;;) {
+      signal?.throwIfAborted()
+      const m = queue.shift()
+      if (!m) {
+        if (exited) throw exited
+        await new Promise<void>((r) => (wake = r))
+        continue
+      }
+      if (m.kind === 'done') return
+      if (m.kind === 'error')
+        throw m.name === 'FormatError' ? new FormatError(m.message) : new Error(m.message)
+      for (const [line, reason] of m.rejects) onReject(line, reason)
+      const out: ParsedRow<T>[] = m.lines.map((line, i) => ({ line, row: m.rows[i] as T }))
+      worker.postMessage('ack')
+      yield out
+    }
+  } finally {
+    await worker.terminate()
+  }
+}
