@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { setPlan } from './accounts.ts'
 import { usageReport } from './usage.ts'
@@ -182,10 +181,13 @@ describe('quota and billing', () => {
     const { account, key } = ctx.account('free')
     const k = key()
     setUsed(account.id, '2026-11', 250 - 37)
-    const run = promisify(execFile)
+    const run = (args: string[]) =>
+      new Promise<string>((resolve, reject) =>
+        execFile(process.execPath, args, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+      )
     const outs = await Promise.all(
       Array.from({ length: 4 }, () =>
-        run(process.execPath, [
+        run([
           '--import',
           'tsx',
           'src/testing/meter-worker.ts',
@@ -196,7 +198,7 @@ describe('quota and billing', () => {
         ]),
       ),
     )
-    const allowed = outs.map((o) => Number(o.stdout.trim()))
+    const allowed = outs.map((o) => Number(o.trim()))
     expect(allowed.reduce((a, b) => a + b, 0)).toBe(37)
     expect(usageReport(ctx.deps.db, '2026-11', account.id)[0]).toMatchObject({
       used: 250,

@@ -74,7 +74,7 @@ async function* parseRecords(path: string): AsyncGenerator<string[]> {
   const parser = Papa.parse(Papa.NODE_STREAM_INPUT, { skipEmptyLines: true, delimiter: ',' })
   let queue: string[][] = []
   let done = false
-  let failure: Error | null = null
+  const state: { failure: Error | null } = { failure: null }
   let wake: (() => void) | null = null
   const notify = () => {
     const w = wake
@@ -91,7 +91,7 @@ async function* parseRecords(path: string): AsyncGenerator<string[]> {
     notify()
   })
   const fail = (err: Error) => {
-    failure = err
+    state.failure = err
     notify()
   }
   parser.on('error', fail)
@@ -110,7 +110,7 @@ async function* parseRecords(path: string): AsyncGenerator<string[]> {
         }
         continue
       }
-      if (failure) throw failure
+      if (state.failure) throw state.failure
       if (done) return
       await new Promise<void>((r) => (wake = r))
     }

@@ -43,7 +43,7 @@ export async function* parseInWorker<T>(
   const worker = new Worker(BOOT, { workerData: { ...job, entry: ENTRY } })
   const queue: ParseMessage[] = []
   let wake: (() => void) | null = null
-  let exited: Error | null = null
+  const state: { exited: Error | null } = { exited: null }
   const notify = () => {
     const w = wake
     wake = null
@@ -54,11 +54,11 @@ export async function* parseInWorker<T>(
     notify()
   })
   worker.on('error', (err) => {
-    exited = err
+    state.exited = err
     notify()
   })
   worker.on('exit', (code) => {
-    exited ??= code === 0 ? null : new Error(`parse worker exited with code ${code}`)
+    state.exited ??= code === 0 ? null : new Error(`parse worker exited with code ${code}`)
     notify()
   })
   try {
@@ -66,7 +66,7 @@ export async function* parseInWorker<T>(
       signal?.throwIfAborted()
       const m = queue.shift()
       if (!m) {
-        if (exited) throw exited
+        if (state.exited) throw state.exited
         await new Promise<void>((r) => (wake = r))
         continue
       }
