@@ -183,7 +183,9 @@ describe('quota and billing', () => {
     setUsed(account.id, '2026-11', 250 - 37)
     const run = (args: string[]) =>
       new Promise<string>((resolve, reject) =>
-        execFile(process.execPath, args, (err, stdout) => (err ? reject(err) : resolve(stdout))),
+        execFile(process.execPath, args, (err, stdout) =>
+          err ? reject(new Error(err.message)) : resolve(stdout),
+        ),
       )
     const outs = await Promise.all(
       Array.from({ length: 4 }, () =>

@@ -93,9 +93,9 @@ export async function createTestContext(opts: TestContextOptions = {}) {
     app,
     imports,
     account,
-    get: (path: string, key?: string, headers: Record<string, string> = {}) =>
+    get: async (path: string, key?: string, headers: Record<string, string> = {}) =>
       app.request(path, { headers: { ...auth(key), ...headers } }),
-    post: (path: string, body: unknown, key?: string, headers: Record<string, string> = {}) =>
+    post: async (path: string, body: unknown, key?: string, headers: Record<string, string> = {}) =>
       app.request(path, {
         method: 'POST',
         body: typeof body === 'string' ? body : JSON.stringify(body),
