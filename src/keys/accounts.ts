@@ -1,4 +1,4 @@
-import type { Sqlite } from '../db/open.ts'
+import { cached, type Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
 import { PLANS, type PlanName } from './plans.ts'
 
@@ -118,21 +118,19 @@ function insertSubscription(
 
 export function currentSubscription(db: Sqlite, accountId: number): Subscription | null {
   return (
-    (db
-      .prepare(
-        `SELECT ${SUB_COLS} FROM subscriptions WHERE account_id = ? AND ended_at IS NULL ORDER BY id DESC LIMIT 1`,
-      )
-      .get(accountId) as Subscription | undefined) ?? null
+    (cached(
+      db,
+      `SELECT ${SUB_COLS} FROM subscriptions WHERE account_id = ? AND ended_at IS NULL ORDER BY id DESC LIMIT 1`,
+    ).get(accountId) as Subscription | undefined) ?? null
   )
 }
 
 export function getAccount(db: Sqlite, id: number): Account | null {
-  const row = db
-    .prepare(
-      `SELECT id, name, email, suspended_at AS suspendedAt, suspended_reason AS suspendedReason,
+  const row = cached(
+    db,
+    `SELECT id, name, email, suspended_at AS suspendedAt, suspended_reason AS suspendedReason,
        created_at AS createdAt FROM accounts WHERE id = ?`,
-    )
-    .get(id) as Omit<Account, 'subscription'> | undefined
+  ).get(id) as Omit<Account, 'subscription'> | undefined
   if (!row) return null
   return { ...row, subscription: currentSubscription(db, id) }
 }

@@ -1,0 +1,35 @@
+/** Bench child: imports a directory into a data dir and prints stats + peak RSS as JSON. */
+import { loadConfig } from '../src/config.ts'
+import { createDeps, pipelineDeps } from '../src/deps.ts'
+import { silentLogger } from '../src/log.ts'
+import { importDir } from '../src/sync/pipeline.ts'
+import type { DatasetName } from '../src/sync/types.ts'
+
+const [dataDir, inDir, only] = process.argv.slice(2)
+if (!dataDir || !inDir) throw new Error('usage: import-child DATA_DIR IN_DIR [dataset,dataset]')
+const deps = createDeps(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), {
+  log: silentLogger(),
+})
+let peakRss = 0
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 100)
+const started = performance.now()
+const results = await importDir(pipelineDeps(deps), inDir, {
+  channel: 'live',
+  trigger: 'cli',
+  signal: AbortSignal.timeout(3_600_000),
+  only: only ? (only.split(',') as DatasetName[]) : undefined,
+})
+clearInterval(sampler)
+const seconds = (performance.now() - started) / 1000
+deps.close()
+process.stdout.write(
+  `${JSON.stringify({
+    seconds,
+    maxRssMb: Math.round(Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / 1048576),
+    results: results.map((r) =>
+      r.status === 'activated'
+        ? { dataset: r.dataset, rows: r.stats.rows, rejects: r.stats.rejects }
+        : r,
+    ),
+  })}\n`,
+)
