@@ -41,6 +41,12 @@ export function createMetrics() {
       labelNames: ['dataset', 'channel'] as const,
       registers: [registry],
     }),
+    crosschecks: new Counter({
+      name: 'cvk_crosschecks_total',
+      help: 'Cross-checks against the regulator by outcome',
+      labelNames: ['status', 'reason'] as const,
+      registers: [registry],
+    }),
     syncFailures: new Gauge({
       name: 'cvk_sync_last_run_failed',
       help: '1 when the last sync run of a dataset failed',

@@ -30,7 +30,12 @@ export const CrosscheckQuery = z
 export function findRecord(deps: Deps, caller: Caller, dot: number): CompanyRecord | null {
   const now = deps.clock()
   return getCompanyRecord(
-    { db: deps.db, today: isoDate(now), now: now.getTime(), maxAgeHours: deps.config.sync.maxAgeHours },
+    {
+      db: deps.db,
+      today: isoDate(now),
+      now: now.getTime(),
+      maxAgeHours: deps.config.sync.maxAgeHours,
+    },
     deps.datasets.view(caller.mode),
     dot,
   )
@@ -55,9 +60,21 @@ export async function billAndShape(
   const at = deps.clock()
   const usage = charge(deps, caller, 1, at)
   if (usage.billed) deps.metrics.billedLookups.inc()
+  return { json: await shapeMetered(deps, record, usage, requestId, crosscheck), usage }
+}
+
+/** The JSON of a record whose call is already metered (batch items): cross-check, then shape. */
+export async function shapeMetered(
+  deps: Deps,
+  record: CompanyRecord,
+  usage: Usage,
+  requestId: string,
+  crosscheck: boolean | undefined,
+): Promise<CarrierJson> {
   const check = await maybeCrosscheck(deps, record, crosscheck)
+  if (check) deps.metrics.crosschecks.inc({ status: check.status, reason: check.reason ?? 'none' })
   const source = check?.status === 'match' || check?.status === 'mismatch' ? 'live' : record.source
-  return { json: toCarrierJson(record, { usage, requestId, source }, check), usage }
+  return toCarrierJson(record, { usage, requestId, source }, check)
 }
 
 /** Meters one batch item; null when the cap refuses it. */
