@@ -9,7 +9,17 @@ import {
   removeFromWatchlist,
   type InvalidLine,
 } from '../webhooks/watchlist.ts'
-import { Id, iso, json, parse, table, UsageError, validateArgs, type CommandSpec } from './io.ts'
+import {
+  Id,
+  iso,
+  json,
+  parse,
+  table,
+  UsageError,
+  validateArgs,
+  type CommandSpec,
+  type Io,
+} from './io.ts'
 
 /** Positional USDOT numbers: any invalid one is a usage error (nothing is changed). */
 function dotArgs(positionals: string[]): number[] {
@@ -24,11 +34,11 @@ function dotArgs(positionals: string[]): number[] {
 
 const MAX_REPORTED = 50
 
-function reportInvalid(stderr: (s: string) => void, invalid: InvalidLine[]) {
+function reportInvalid(io: Io, invalid: InvalidLine[]) {
   for (const i of invalid.slice(0, MAX_REPORTED))
-    stderr(`line ${i.line}: ${JSON.stringify(i.value)}: ${i.reason}\n`)
+    io.stderr(`line ${i.line}: ${JSON.stringify(i.value)}: ${i.reason}\n`)
   if (invalid.length > MAX_REPORTED)
-    stderr(`… and ${invalid.length - MAX_REPORTED} more invalid lines\n`)
+    io.stderr(`… and ${invalid.length - MAX_REPORTED} more invalid lines\n`)
 }
 
 export const watchCommands: CommandSpec[] = [
@@ -56,11 +66,8 @@ export const watchCommands: CommandSpec[] = [
         invalid = parsed.invalid
       }
       const deps = ctx.deps()
-      const r =
-        dots.length > 0
-          ? addToWatchlist(deps.db, account, dots, deps.clock().getTime())
-          : { added: 0, alreadyWatched: 0, total: listWatchlist(deps.db, account).length }
-      reportInvalid(ctx.io.stderr, invalid)
+      const r = addToWatchlist(deps.db, account, dots, deps.clock().getTime())
+      reportInvalid(ctx.io, invalid)
       const result = {
         account_id: account,
         added: r.added,

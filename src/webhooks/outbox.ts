@@ -24,12 +24,8 @@ export function enqueueEvent(
   now: number,
 ): string {
   const id = newMessageId()
-  db.prepare('INSERT INTO webhook_events (id, account_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)').run(
-    id,
-    event.accountId,
-    event.type,
-    JSON.stringify(event.data),
-    now,
-  )
+  db.prepare(
+    'INSERT INTO webhook_events (id, account_id, type, data, created_at) VALUES (?, ?, ?, ?, ?)',
+  ).run(id, event.accountId, event.type, JSON.stringify(event.data), now)
   return id
 }

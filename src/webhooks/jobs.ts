@@ -1,0 +1,36 @@
+/** Scheduled jobs of the webhooks domain; jobs/scheduler.ts wires them to croner. */
+import type { Deps } from '../deps.ts'
+import { deliverDue, type DeliverDeps } from './deliver.ts'
+import { runWatchMonitor } from './monitor.ts'
+
+export interface JobDefinition {
+  name: string
+  /** croner expression in UTC (6 fields = with seconds) */
+  schedule: string
+  run(signal: AbortSignal): Promise<unknown>
+}
+
+type JobDeps = Pick<Deps, 'db' | 'datasets' | 'config' | 'clock' | 'fetch' | 'random' | 'log'>
+
+/** Fans out new events and sends due deliveries, every 15 s (retries are due by their own time). */
+export const webhooksDeliverJob = (deps: JobDeps & Pick<DeliverDeps, 'lookup'>): JobDefinition => ({
+  name: 'webhooks:deliver',
+  schedule: '*/15 * * * * *',
+  run: (signal) => deliverDue(deps, { signal }),
+})
+
+/**
+ * Compares watched carriers with their snapshots. The sync calls runWatchMonitor right after an
+ * activation; this schedule is the safety net (a CLI import, a crash in between) and does nothing
+ * while no snapshot is stale.
+ */
+export const watchMonitorJob = (deps: JobDeps): JobDefinition => ({
+  name: 'watch:monitor',
+  schedule: '0 */5 * * * *',
+  run: async (signal) => runWatchMonitor(deps, signal),
+})
+
+export const webhookJobs = (deps: JobDeps): JobDefinition[] => [
+  webhooksDeliverJob(deps),
+  watchMonitorJob(deps),
+]

@@ -1,0 +1,184 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Webhook } from 'standardwebhooks'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { CENSUS_FILE_ID } from '../carriers/census.ts'
+import { pipelineDeps } from '../deps.ts'
+import { importDir } from '../sync/pipeline.ts'
+import { carrierRow, writeCensus, type CensusFields } from '../testing/census-fixture.ts'
+import { createTestContext, type TestContext } from '../testing/context.ts'
+import { deliverDue } from './deliver.ts'
+import { addEndpoint } from './endpoints.ts'
+import { diffFacts, runWatchMonitor, type WatchFacts } from './monitor.ts'
+import { startReceiver, type Receiver } from './test-receiver.ts'
+import { addToWatchlist } from './watchlist.ts'
+
+let rx: Receiver
+let ctx: TestContext
+let root: string
+
+const WATCHED = 1_000_001
+const census = (dir: string, over: Record<number, CensusFields> = {}) => {
+  mkdirSync(dir, { recursive: true })
+  writeCensus(
+    join(dir, `${CENSUS_FILE_ID}.csv`),
+    Array.from({ length: 10 }, (_, i) => carrierRow(1_000_001 + i, over[1_000_001 + i] ?? {})),
+  )
+  return dir
+}
+
+beforeAll(async () => {
+  rx = await startReceiver()
+  root = mkdtempSync(join(tmpdir(), 'cvk-watch-'))
+  ctx = await createTestContext({
+    liveDir: census(join(root, 'v1')),
+    fetch: globalThis.fetch,
+    now: new Date().toISOString(),
+  })
+})
+afterAll(async () => {
+  ctx.close()
+  rmSync(root, { recursive: true, force: true })
+  await rx.close()
+})
+
+const carrierEvents = () =>
+  ctx.deps.db
+    .prepare(
+      "SELECT account_id AS accountId, data FROM webhook_events WHERE type = 'carrier.changed' ORDER BY created_at, rowid",
+    )
+    .all() as { accountId: number; data: string }[]
+
+describe('carrier.changed', () => {
+  it('reports a watched carrier changed by a sync, once, with previous and current values', async () => {
+    const now = () => ctx.clock().getTime()
+    const a = ctx.account('starter').account
+    const b = ctx.account('professional').account
+    const { secret } = await addEndpoint(
+      ctx.deps,
+      { accountId: a.id, url: rx.url, events: ['carrier.changed'] },
+      now(),
+    )
+    addToWatchlist(ctx.deps.db, a.id, [WATCHED, 1_000_002, 99_999_999], now())
+    addToWatchlist(ctx.deps.db, b.id, [WATCHED], now())
+
+    // first sight: snapshots only
+    expect(runWatchMonitor(ctx.deps)).toMatchObject({
+      status: 'done',
+      checked: 3,
+      firstSeen: 3,
+      events: 0,
+    })
+    expect(runWatchMonitor(ctx.deps)).toMatchObject({ status: 'done', checked: 0 })
+    expect(carrierEvents()).toHaveLength(0)
+
+    const results = await importDir(
+      pipelineDeps(ctx.deps),
+      census(join(root, 'v2'), {
+        [WATCHED]: { STATUS_CODE: 'I', SAFETY_RATING: 'C', SAFETY_RATING_DATE: '20261101' },
+      }),
+      { channel: 'live', trigger: 'test', signal: AbortSignal.timeout(30_000) },
+    )
+    expect(results.map((r) => r.status)).toEqual(['activated'])
+
+    expect(runWatchMonitor(ctx.deps)).toMatchObject({
+      status: 'done',
+      checked: 3,
+      firstSeen: 0,
+      changed: 1,
+      events: 2, // one per watching account
+    })
+    const events = carrierEvents()
+    expect(events.map((e) => e.accountId)).toEqual([a.id, b.id])
+    const data = JSON.parse(events[0]?.data ?? '{}') as {
+      dot_number: string
+      changes: { field: string; previous: unknown; current: unknown }[]
+    }
+    expect(data.dot_number).toBe(String(WATCHED))
+    expect(data.changes).toEqual(
+      expect.arrayContaining([
+        { field: 'identity.usdot_status', previous: 'active', current: 'inactive' },
+        { field: 'authority.status', previous: 'ACTIVE', current: 'INACTIVE' },
+        { field: 'safety.safety_rating', previous: 'Satisfactory', current: 'Conditional' },
+        { field: 'safety.safety_rating_date', previous: '2006-01-03', current: '2026-11-01' },
+      ]),
+    )
+    expect(data.changes.map((c) => c.field)).not.toContain('insurance.bipd_on_file')
+
+    // the same versions again: nothing new
+    expect(runWatchMonitor(ctx.deps)).toMatchObject({ checked: 0, events: 0 })
+    expect(carrierEvents()).toHaveLength(2)
+
+    // account a's endpoint receives its event, signed
+    rx.reset()
+    await deliverDue(ctx.deps)
+    expect(rx.received).toHaveLength(1)
+    const req = rx.received[0]
+    if (!req) throw new Error('no request')
+    expect(
+      new Webhook(secret).verify(req.body, req.headers as Record<string, string>),
+    ).toMatchObject({ type: 'carrier.changed', data: { dot_number: String(WATCHED) } })
+  })
+})
+
+describe('diffFacts', () => {
+  const facts = (values: WatchFacts['values'], datasets: WatchFacts['datasets'] = ['census']) => ({
+    found: true,
+    datasets,
+    values,
+  })
+
+  it('does not report values that appear because their dataset was first loaded', () => {
+    expect(
+      diffFacts(
+        facts({ 'insurance.bipd_on_file': null, 'safety.safety_rating': 'Satisfactory' }),
+        facts({ 'insurance.bipd_on_file': 750_000, 'safety.safety_rating': 'Satisfactory' }, [
+          'census',
+          'motus',
+        ]),
+      ),
+    ).toEqual([])
+  })
+
+  it('reports insurance, bond and OOS changes between two loaded versions', () => {
+    const both = ['census', 'motus', 'oos'] as WatchFacts['datasets']
+    expect(
+      diffFacts(
+        facts(
+          {
+            'insurance.bipd_on_file': 750_000,
+            'insurance.bond_on_file': 75_000,
+            'insurance.pending_cancellation': false,
+            'identity.out_of_service': false,
+          },
+          both,
+        ),
+        facts(
+          {
+            'insurance.bipd_on_file': 1_000_000,
+            'insurance.bond_on_file': null,
+            'insurance.pending_cancellation': true,
+            'identity.out_of_service': true,
+          },
+          both,
+        ),
+      ),
+    ).toEqual([
+      { field: 'insurance.bipd_on_file', previous: 750_000, current: 1_000_000 },
+      { field: 'insurance.bond_on_file', previous: 75_000, current: null },
+      { field: 'insurance.pending_cancellation', previous: false, current: true },
+      { field: 'identity.out_of_service', previous: false, current: true },
+    ])
+  })
+
+  it('ignores fields an older snapshot did not have, and reports a record that disappears', () => {
+    expect(
+      diffFacts(facts({}), {
+        found: false,
+        datasets: ['census'],
+        values: { 'safety.safety_rating': null },
+      }),
+    ).toEqual([{ field: 'found', previous: true, current: false }])
+  })
+})
