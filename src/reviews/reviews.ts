@@ -1,8 +1,718 @@
-/** Verified reviews and external aggregates stored in app.db. */
-import { emptyReviews } from '../carriers/blocks.ts'
+/**
+ * Verified reviews and external review aggregates stored in app.db (DESIGN.md §2 `reviews` block).
+ * Admins add them with the CLI; the record reads one aggregate per lookup (STYLE.md §13), and the
+ * Trust Score uses the summary.
+ */
+import { createHash } from 'node:crypto'
+import Papa from 'papaparse'
+import { z } from 'zod'
 import type { ReviewsJson } from '../carriers/schema.ts'
 import type { Sqlite } from '../db/open.ts'
+import * as N from '../sync/normalize.ts'
 
-export function getReviewsBlock(_db: Sqlite, _dot: number): ReviewsJson {
-  return emptyReviews()
+export const EXPERIENCE_TYPES = [
+  'payment',
+  'dispatch',
+  'delivery',
+  'communication',
+  'claims',
+  'other',
+] as const
+export type ExperienceType = (typeof EXPERIENCE_TYPES)[number]
+
+/** Newest verified reviews shown in a record; the summary covers all of them. */
+export const RECORD_REVIEWS_LIMIT = 20
+/** Rows one import may hold (a bounded, single-transaction write). */
+export const IMPORT_MAX_ROWS = 50_000
+
+const LIMITS = { title: 200, text: 5000, author: 100, source: 100, externalId: 200 } as const
+
+// ---------------------------------------------------------------------------------------------
+// Validation (shared by `reviews add`, `reviews import` and `reviews external set`)
+
+const blank = (v: unknown) =>
+  v === null || (typeof v === 'string' && v.trim() === '') ? undefined : v
+
+/** A USDOT number: digits (leading zeros and a USDOT prefix allowed) or a number, 1–99,999,999. */
+export const Usdot = z.preprocess(
+  blank,
+  z.union([z.string(), z.number()], { error: 'USDOT number is required' }).transform((v, ctx) => {
+    const n = typeof v === 'number' ? (Number.isInteger(v) ? v : null) : N.usdot(v)
+    if (n === null || n < 1 || n > 99_999_999) {
+      ctx.addIssue({ code: 'custom', message: `invalid USDOT number ${JSON.stringify(v)}` })
+      return z.NEVER
+    }
+    return n
+  }),
+)
+
+const Stars = z.preprocess(
+  blank,
+  z
+    .union([z.string(), z.number()], { error: 'stars is required (a whole number from 1 to 5)' })
+    .transform((v, ctx) => {
+      const n = typeof v === 'number' ? v : /^\s*\d+\s*$/.test(v) ? Number(v) : NaN
+      if (!Number.isInteger(n) || n < 1 || n > 5) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `stars must be a whole number from 1 to 5, got ${JSON.stringify(v)}`,
+        })
+        return z.NEVER
+      }
+      return n
+    }),
+)
+
+const Experience = z.preprocess(
+  (v) =>
+    typeof v === 'string' ? (blank(v) === undefined ? undefined : v.trim().toLowerCase()) : v,
+  z.enum(EXPERIENCE_TYPES, {
+    error: (iss) =>
+      iss.input === undefined
+        ? `experience type is required (one of ${EXPERIENCE_TYPES.join(', ')})`
+        : `experience type must be one of ${EXPERIENCE_TYPES.join(', ')}, got ${JSON.stringify(iss.input)}`,
+  }),
+)
+
+const optText = (max: number, what: string) =>
+  z.preprocess(
+    blank,
+    z
+      .string({ error: `${what} must be text` })
+      .transform((s) => s.trim())
+      .refine((s) => s.length <= max, `${what} must be at most ${max} characters`)
+      .optional(),
+  )
+
+/** A calendar date `YYYY-MM-DD`, not after `today` and not before 1970. */
+const pastDate = (today: string, what: string) =>
+  z
+    .string({ error: `${what} must be a date YYYY-MM-DD` })
+    .trim()
+    .refine((s) => /^\d{4}-\d{2}-\d{2}$/.test(s) && N.date(s) === s, {
+      error: (iss) => `${what} must be a valid date YYYY-MM-DD, got ${JSON.stringify(iss.input)}`,
+      abort: true,
+    })
+    .refine((s) => s >= '1970-01-01', `${what} must not be before 1970`)
+    .refine((s) => s <= today, `${what} must not be in the future (today is ${today})`)
+
+/** One verified review as an admin enters it. `date` defaults to today when `requireDate` is off. */
+export const reviewInput = (today: string, opts: { requireDate?: boolean } = {}) =>
+  z.object({
+    dot: Usdot,
+    stars: Stars,
+    experience_type: Experience,
+    title: optText(LIMITS.title, 'title'),
+    text: optText(LIMITS.text, 'text'),
+    author: optText(LIMITS.author, 'author'),
+    date: opts.requireDate
+      ? z.preprocess(blank, pastDate(today, 'date').optional()).refine((d) => d !== undefined, {
+          message: 'date is required (YYYY-MM-DD)',
+        })
+      : z.preprocess(blank, pastDate(today, 'date').optional()),
+    id: optText(LIMITS.externalId, 'id'),
+  })
+export type ReviewInput = z.infer<ReturnType<typeof reviewInput>>
+
+/** An external platform's aggregate for one company (`reviews external set`). */
+export const externalInput = (today: string) =>
+  z.object({
+    dot: Usdot,
+    source: z.preprocess(
+      blank,
+      z
+        .string({ error: 'source is required' })
+        .trim()
+        .max(LIMITS.source, `source must be at most ${LIMITS.source} characters`),
+    ),
+    rating: z.preprocess(
+      blank,
+      z.coerce
+        .number({ error: 'rating must be a number from 0 to 5' })
+        .min(0, 'rating must be from 0 to 5')
+        .max(5, 'rating must be from 0 to 5'),
+    ),
+    total: z.preprocess(
+      blank,
+      z.coerce
+        .number({ error: 'total must be a whole number' })
+        .int('total must be a whole number')
+        .min(0, 'total must not be negative'),
+    ),
+    latest_date: z.preprocess(blank, pastDate(today, 'latest review date').optional()),
+    latest_text: optText(LIMITS.text, 'latest review text'),
+  })
+export type ExternalInput = z.infer<ReturnType<typeof externalInput>>
+
+/** zod issues as one line: `stars: must be …; date: …`. */
+export function issuesText(error: z.ZodError): string {
+  return error.issues
+    .map((i) => {
+      const path = i.path.map(String).join('.')
+      return path && !i.message.startsWith(path.replaceAll('_', ' '))
+        ? `${path}: ${i.message}`
+        : i.message
+    })
+    .join('; ')
+}
+
+// ---------------------------------------------------------------------------------------------
+// Storage
+
+export interface StoredReview {
+  id: number
+  dotNumber: number
+  stars: number
+  title: string | null
+  text: string | null
+  date: string
+  experienceType: string
+  author: string | null
+  source: string
+  externalId: string | null
+  createdAt: number
+}
+
+export interface ExternalAggregate {
+  dotNumber: number
+  source: string
+  overallRating: number | null
+  totalReviews: number
+  latestReviewDate: string | null
+  latestReviewText: string | null
+  updatedAt: number
+}
+
+interface ReviewRow {
+  id: number
+  dot_number: number
+  stars: number
+  title: string | null
+  body: string | null
+  review_date: string
+  experience_type: string
+  author: string | null
+  source: string
+  external_id: string | null
+  created_at: number
+}
+interface ExternalRow {
+  dot_number: number
+  source: string
+  overall_rating: number | null
+  total_reviews: number
+  latest_review_date: string | null
+  latest_review_text: string | null
+  updated_at: number
+}
+
+const REVIEW_COLS = `id, dot_number, stars, title, body, review_date, experience_type, author,
+  source, external_id, created_at`
+const EXTERNAL_COLS = `dot_number, source, overall_rating, total_reviews, latest_review_date,
+  latest_review_text, updated_at`
+
+function prepare(db: Sqlite) {
+  return {
+    // one probe for the common case (no reviews at all): both counts in one statement
+    summary: db.prepare(
+      `SELECT count(*) AS n, avg(stars) AS avg,
+         (SELECT count(*) FROM external_reviews WHERE dot_number = @dot) AS ext
+       FROM reviews WHERE dot_number = @dot AND verified = 1`,
+    ),
+    newest: db.prepare(
+      `SELECT stars, title, body, review_date, experience_type, author FROM reviews
+       WHERE dot_number = ? AND verified = 1 ORDER BY review_date DESC, id DESC LIMIT ?`,
+    ),
+    external: db.prepare(
+      `SELECT source, overall_rating, total_reviews, latest_review_date, latest_review_text
+       FROM external_reviews WHERE dot_number = ? ORDER BY source`,
+    ),
+    insert: db.prepare(
+      `INSERT INTO reviews (dot_number, stars, title, body, review_date, experience_type, author,
+         verified, source, external_id, created_at)
+       VALUES (@dot, @stars, @title, @text, @date, @experience, @author, 1, @source, @externalId, @now)
+       RETURNING ${REVIEW_COLS}`,
+    ),
+    byExternal: db.prepare(
+      `SELECT ${REVIEW_COLS} FROM reviews WHERE source = ? AND external_id = ?`,
+    ),
+    update: db.prepare(
+      `UPDATE reviews SET dot_number = @dot, stars = @stars, title = @title, body = @text,
+         review_date = @date, experience_type = @experience, author = @author
+       WHERE id = @id`,
+    ),
+    list: db.prepare(
+      `SELECT ${REVIEW_COLS} FROM reviews WHERE dot_number = ? ORDER BY review_date DESC, id DESC`,
+    ),
+    remove: db.prepare(`DELETE FROM reviews WHERE id = ? RETURNING ${REVIEW_COLS}`),
+    upsertExternal: db.prepare(
+      `INSERT INTO external_reviews (dot_number, source, overall_rating, total_reviews,
+         latest_review_date, latest_review_text, updated_at)
+       VALUES (@dot, @source, @rating, @total, @latestDate, @latestText, @now)
+       ON CONFLICT (dot_number, source) DO UPDATE SET overall_rating = excluded.overall_rating,
+         total_reviews = excluded.total_reviews, latest_review_date = excluded.latest_review_date,
+         latest_review_text = excluded.latest_review_text, updated_at = excluded.updated_at
+       RETURNING ${EXTERNAL_COLS}`,
+    ),
+    listExternal: db.prepare(
+      `SELECT ${EXTERNAL_COLS} FROM external_reviews WHERE dot_number = ? ORDER BY source`,
+    ),
+    removeExternal: db.prepare(
+      `DELETE FROM external_reviews WHERE dot_number = ? AND source = ? RETURNING ${EXTERNAL_COLS}`,
+    ),
+  }
+}
+type Statements = ReturnType<typeof prepare>
+
+// statements are prepared once per connection (STYLE.md §8)
+const cache = new WeakMap<Sqlite, Statements>()
+function stmts(db: Sqlite): Statements {
+  let s = cache.get(db)
+  if (!s) {
+    s = prepare(db)
+    cache.set(db, s)
+  }
+  return s
+}
+
+const toReview = (r: ReviewRow): StoredReview => ({
+  id: r.id,
+  dotNumber: r.dot_number,
+  stars: r.stars,
+  title: r.title,
+  text: r.body,
+  date: r.review_date,
+  experienceType: r.experience_type,
+  author: r.author,
+  source: r.source,
+  externalId: r.external_id,
+  createdAt: r.created_at,
+})
+
+const toExternal = (r: ExternalRow): ExternalAggregate => ({
+  dotNumber: r.dot_number,
+  source: r.source,
+  overallRating: r.overall_rating,
+  totalReviews: r.total_reviews,
+  latestReviewDate: r.latest_review_date,
+  latestReviewText: r.latest_review_text,
+  updatedAt: r.updated_at,
+})
+
+/**
+ * The record's `reviews` block: the newest verified reviews (at most RECORD_REVIEWS_LIMIT), a
+ * summary over all of them, and every external aggregate. Two or three indexed reads.
+ */
+export function getReviewsBlock(db: Sqlite, dot: number): ReviewsJson {
+  const s = stmts(db)
+  const sum = s.summary.get({ dot }) as { n: number; avg: number | null; ext: number }
+  const verified =
+    sum.n === 0
+      ? []
+      : (
+          s.newest.all(dot, RECORD_REVIEWS_LIMIT) as Pick<
+            ReviewRow,
+            'stars' | 'title' | 'body' | 'review_date' | 'experience_type' | 'author'
+          >[]
+        ).map((r) => ({
+          stars: r.stars,
+          title: r.title,
+          text: r.body,
+          date: r.review_date,
+          experience_type: r.experience_type,
+          author: r.author,
+        }))
+  const external = (
+    (sum.ext === 0 ? [] : s.external.all(dot)) as Omit<ExternalRow, 'dot_number' | 'updated_at'>[]
+  ).map((r) => ({
+    source: r.source,
+    overall_rating: r.overall_rating,
+    total_reviews: r.total_reviews,
+    latest_review:
+      r.latest_review_date === null && r.latest_review_text === null
+        ? null
+        : { date: r.latest_review_date, text: r.latest_review_text },
+  }))
+  return {
+    verified,
+    summary: {
+      average: sum.n === 0 || sum.avg === null ? null : Math.round(sum.avg * 100) / 100,
+      count: sum.n,
+    },
+    external,
+  }
+}
+
+const bind = (r: ReviewInput, today: string) => ({
+  dot: r.dot,
+  stars: r.stars,
+  title: r.title ?? null,
+  text: r.text ?? null,
+  date: r.date ?? today,
+  experience: r.experience_type,
+  author: r.author ?? null,
+})
+
+/** Stores one verified review entered by an admin (source `cli`). */
+export function addReview(
+  db: Sqlite,
+  input: ReviewInput,
+  at: { now: number; today: string },
+  source = 'cli',
+): StoredReview {
+  const row = stmts(db).insert.get({
+    ...bind(input, at.today),
+    source,
+    externalId: input.id ?? null,
+    now: at.now,
+  }) as ReviewRow
+  return toReview(row)
+}
+
+/** All reviews of a company, newest first (with ids, for `reviews remove`). */
+export function listReviews(db: Sqlite, dot: number): StoredReview[] {
+  return (stmts(db).list.all(dot) as ReviewRow[]).map(toReview)
+}
+
+/** Deletes one review; returns it, or null when there is no such id. */
+export function removeReview(db: Sqlite, id: number): StoredReview | null {
+  const row = stmts(db).remove.get(id) as ReviewRow | undefined
+  return row ? toReview(row) : null
+}
+
+/** Creates or replaces the aggregate of one external source for a company (idempotent). */
+export function setExternalReviews(
+  db: Sqlite,
+  input: ExternalInput,
+  now: number,
+): ExternalAggregate {
+  const row = stmts(db).upsertExternal.get({
+    dot: input.dot,
+    source: input.source,
+    rating: input.rating,
+    total: input.total,
+    latestDate: input.latest_date ?? null,
+    latestText: input.latest_text ?? null,
+    now,
+  }) as ExternalRow
+  return toExternal(row)
+}
+
+export function listExternalReviews(db: Sqlite, dot: number): ExternalAggregate[] {
+  return (stmts(db).listExternal.all(dot) as ExternalRow[]).map(toExternal)
+}
+
+export function removeExternalReviews(
+  db: Sqlite,
+  dot: number,
+  source: string,
+): ExternalAggregate | null {
+  const row = stmts(db).removeExternal.get(dot, source) as ExternalRow | undefined
+  return row ? toExternal(row) : null
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import (`reviews import <file.csv|file.json|->`)
+
+/** A file that cannot be read as a list of reviews at all (not a per-row problem). */
+export class ReviewFileError extends Error {
+  override readonly name = 'ReviewFileError'
+}
+
+/** One input row and where it came from: `line 7` (CSV, 1-based) or `index 3` (JSON, 0-based). */
+export interface ImportRow {
+  location: string
+  data: Record<string, unknown>
+}
+
+const COLUMN_ALIASES: Record<string, keyof ReviewInput> = {
+  dot: 'dot',
+  dot_number: 'dot',
+  usdot: 'dot',
+  usdot_number: 'dot',
+  stars: 'stars',
+  rating: 'stars',
+  experience: 'experience_type',
+  experience_type: 'experience_type',
+  title: 'title',
+  text: 'text',
+  body: 'text',
+  review: 'text',
+  date: 'date',
+  review_date: 'date',
+  author: 'author',
+  id: 'id',
+  external_id: 'id',
+}
+export const IMPORT_COLUMNS = [
+  'dot',
+  'stars',
+  'experience_type',
+  'title',
+  'text',
+  'date',
+  'author',
+  'id',
+]
+
+const normKey = (k: string) =>
+  k
+    .replace(/^\uFEFF/, '')
+    .trim()
+    .toLowerCase()
+    .replace(/[\s-]+/g, '_')
+
+/** Maps a row's keys through the aliases; unknown keys are returned for the caller to report. */
+function canonical(obj: Record<string, unknown>): {
+  data: Record<string, unknown>
+  unknown: string[]
+} {
+  const data: Record<string, unknown> = {}
+  const unknown: string[] = []
+  for (const [k, v] of Object.entries(obj)) {
+    const c = COLUMN_ALIASES[normKey(k)]
+    if (c) data[c] = v
+    else unknown.push(k)
+  }
+  return { data, unknown }
+}
+
+function checkColumns(names: string[], where: string): void {
+  // a blank header cell (a spreadsheet's trailing comma) is ignored with its column
+  const unknown = names.filter((n) => normKey(n) !== '' && !COLUMN_ALIASES[normKey(n)])
+  if (unknown.length)
+    throw new ReviewFileError(
+      `${where}: unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => JSON.stringify(u)).join(', ')}; expected ${IMPORT_COLUMNS.join(', ')}`,
+    )
+  const mapped = new Set(names.map((n) => COLUMN_ALIASES[normKey(n)]))
+  const missing = (['dot', 'stars', 'experience_type', 'date'] as const).filter(
+    (c) => !mapped.has(c),
+  )
+  if (missing.length) throw new ReviewFileError(`${where}: missing column ${missing.join(', ')}`)
+  const dupes = names.filter(
+    (n, i) =>
+      normKey(n) !== '' &&
+      names.findIndex((m) => COLUMN_ALIASES[normKey(m)] === COLUMN_ALIASES[normKey(n)]) !== i,
+  )
+  if (dupes.length) throw new ReviewFileError(`${where}: column given twice: ${dupes.join(', ')}`)
+}
+
+/**
+ * Reads a CSV (header row required; columns by name, any order, any case) or JSON (an array of
+ * objects, or `{"reviews": [...]}`) file into rows. Throws ReviewFileError for file-level problems
+ * (unparseable, unknown or missing columns, too many rows); row values are checked later.
+ */
+export function readReviewsFile(content: string, format: 'csv' | 'json'): ImportRow[] {
+  const rows = format === 'csv' ? readCsvRows(content) : readJsonRows(content)
+  if (rows.length > IMPORT_MAX_ROWS)
+    throw new ReviewFileError(
+      `too many rows (${rows.length}); import at most ${IMPORT_MAX_ROWS} per file`,
+    )
+  return rows
+}
+
+/**
+ * RFC 4180 records (papaparse) with the line each starts on: quoted fields may hold commas,
+ * doubled quotes and line breaks; CRLF or LF; blank lines are skipped.
+ */
+export function parseCsvText(content: string): { line: number; fields: string[] }[] {
+  const text = content.replace(/^\uFEFF/, '')
+  const out: { line: number; fields: string[] }[] = []
+  // line number of a character offset: count the line breaks before it, incrementally
+  let scanned = 0
+  let line = 1
+  const lineAt = (offset: number) => {
+    for (; scanned < offset; scanned++) if (text.charCodeAt(scanned) === 10) line++
+    return line
+  }
+  let previousEnd = 0
+  let unterminated: number | null = null
+  Papa.parse<string[]>(text, {
+    delimiter: ',',
+    skipEmptyLines: 'greedy',
+    step: (row) => {
+      // cursor is the offset just past this record; the record starts after the previous one
+      let start = previousEnd
+      while (start < text.length && (text[start] === '\n' || text[start] === '\r')) start++
+      if (row.errors.some((e) => e.code === 'MissingQuotes')) unterminated ??= lineAt(start)
+      out.push({ line: lineAt(start), fields: row.data })
+      previousEnd = row.meta.cursor
+    },
+  })
+  if (unterminated !== null)
+    throw new ReviewFileError(
+      `not valid CSV: a quoted field opened on line ${unterminated} is never closed`,
+    )
+  return out
+}
+
+function readCsvRows(content: string): ImportRow[] {
+  const [head, ...body] = parseCsvText(content)
+  if (!head) throw new ReviewFileError('the file is empty (expected a header row and reviews)')
+  checkColumns(head.fields, 'header')
+  return body.map(({ line, fields }) => {
+    const data: Record<string, unknown> = {}
+    if (fields.length !== head.fields.length)
+      data.__columns = `expected ${head.fields.length} fields, got ${fields.length}`
+    head.fields.forEach((name, i) => {
+      const c = COLUMN_ALIASES[normKey(name)]
+      if (c) data[c] = fields[i]
+    })
+    return { location: `line ${line}`, data }
+  })
+}
+
+function readJsonRows(content: string): ImportRow[] {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(content.replace(/^\uFEFF/, ''))
+  } catch (err) {
+    throw new ReviewFileError(`not valid JSON: ${err instanceof Error ? err.message : String(err)}`)
+  }
+  const list = Array.isArray(parsed)
+    ? parsed
+    : parsed !== null &&
+        typeof parsed === 'object' &&
+        Array.isArray((parsed as { reviews?: unknown }).reviews)
+      ? (parsed as { reviews: unknown[] }).reviews
+      : null
+  if (!list) throw new ReviewFileError('JSON must be an array of reviews or {"reviews": [...]}')
+  return list.map((item, i) => {
+    const location = `index ${i}`
+    if (item === null || typeof item !== 'object' || Array.isArray(item))
+      return { location, data: { __columns: 'expected an object' } }
+    const { data, unknown } = canonical(item as Record<string, unknown>)
+    if (unknown.length)
+      data.__columns = `unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => JSON.stringify(u)).join(', ')}`
+    return { location, data }
+  })
+}
+
+export interface RowError {
+  location: string
+  message: string
+}
+
+export interface ImportOptions {
+  now: number
+  today: string
+  /** namespace of the rows' ids (the platform or file they came from) */
+  source: string
+  /** import the valid rows even when some fail (default: nothing is written if any row fails) */
+  skipInvalid?: boolean
+  /** validate only */
+  dryRun?: boolean
+  /** returns an error message when a USDOT is unknown (checked per row), or null */
+  checkDot?: (dot: number) => string | null
+}
+
+export interface ImportResult {
+  rows: number
+  valid: number
+  inserted: number
+  updated: number
+  unchanged: number
+  failed: RowError[]
+  /** whether anything was written */
+  written: boolean
+}
+
+/** Stable id of a row without one: the same review imported twice is stored once. */
+export function contentId(r: ReviewInput): string {
+  const key = JSON.stringify([
+    r.dot,
+    r.stars,
+    r.date ?? null,
+    r.experience_type,
+    r.title ?? null,
+    r.text ?? null,
+    r.author ?? null,
+  ])
+  return `sha256:${createHash('sha256').update(key).digest('hex').slice(0, 32)}`
+}
+
+/**
+ * Validates every row, then writes the valid ones in one transaction — or none when any row
+ * failed, unless `skipInvalid`. Idempotent: rows are keyed by (source, id), and a row without an
+ * id is keyed by a hash of its content, so re-running a corrected file never duplicates reviews.
+ */
+export function importReviews(
+  db: Sqlite,
+  rows: readonly ImportRow[],
+  opts: ImportOptions,
+): ImportResult {
+  const schema = reviewInput(opts.today, { requireDate: true })
+  const failed: RowError[] = []
+  const valid: { row: ReviewInput; externalId: string }[] = []
+  const seen = new Map<string, string>()
+  for (const { location, data } of rows) {
+    if (typeof data.__columns === 'string') {
+      failed.push({ location, message: data.__columns })
+      continue
+    }
+    const r = schema.safeParse(data)
+    if (!r.success) {
+      failed.push({ location, message: issuesText(r.error) })
+      continue
+    }
+    const dotError = opts.checkDot?.(r.data.dot) ?? null
+    if (dotError) {
+      failed.push({ location, message: dotError })
+      continue
+    }
+    const externalId = r.data.id ?? contentId(r.data)
+    const first = seen.get(externalId)
+    if (first && r.data.id !== undefined) {
+      failed.push({
+        location,
+        message: `id ${JSON.stringify(r.data.id)} is already used at ${first}`,
+      })
+      continue
+    }
+    seen.set(externalId, location)
+    valid.push({ row: r.data, externalId })
+  }
+  const result: ImportResult = {
+    rows: rows.length,
+    valid: valid.length,
+    inserted: 0,
+    updated: 0,
+    unchanged: 0,
+    failed,
+    written: false,
+  }
+  if (opts.dryRun || (failed.length > 0 && !opts.skipInvalid) || valid.length === 0) return result
+  const s = stmts(db)
+  db.transaction(() => {
+    for (const { row, externalId } of valid) {
+      const b = bind(row, opts.today)
+      const existing = s.byExternal.get(opts.source, externalId) as ReviewRow | undefined
+      if (!existing) {
+        s.insert.run({ ...b, source: opts.source, externalId, now: opts.now })
+        result.inserted++
+      } else if (
+        existing.dot_number === b.dot &&
+        existing.stars === b.stars &&
+        existing.title === b.title &&
+        existing.body === b.text &&
+        existing.review_date === b.date &&
+        existing.experience_type === b.experience &&
+        existing.author === b.author
+      ) {
+        result.unchanged++
+      } else {
+        s.update.run({ ...b, id: existing.id })
+        result.updated++
+      }
+    }
+  }).immediate()
+  result.written = true
+  return result
+}
+
+/** csv or json, from the file name or (for stdin) the first character. */
+export function detectFormat(name: string, content: string): 'csv' | 'json' {
+  if (/\.json$/i.test(name)) return 'json'
+  if (/\.csv$/i.test(name)) return 'csv'
+  return /^\uFEFF?\s*[[{]/.test(content) ? 'json' : 'csv'
 }
