@@ -3,6 +3,8 @@ import { accountsCommands } from './accounts.ts'
 import { dataCommands } from './data.ts'
 import type { CommandSpec } from './io.ts'
 import { keysCommands } from './keys.ts'
+import { reviewsCommands } from './reviews.ts'
+import { syncCommands } from './sync.ts'
 import { usageCommands } from './usage.ts'
 import { watchCommands } from './watch.ts'
 import { webhooksCommands } from './webhooks.ts'
@@ -12,6 +14,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...keysCommands,
   ...usageCommands,
   ...dataCommands,
+  ...syncCommands,
   ...webhooksCommands,
   ...watchCommands,
+  ...reviewsCommands,
 ]

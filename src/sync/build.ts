@@ -2,13 +2,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { openSqlite } from '../db/open.ts'
-import type {
-  BuildContext,
-  BuildProgress,
-  BuildStats,
-  DatasetSpec,
-  FileStats,
-} from './types.ts'
+import type { BuildContext, BuildProgress, BuildStats, DatasetSpec, FileStats } from './types.ts'
 
 const BATCH = 5_000
 const MAX_SAMPLES = 20
@@ -102,7 +96,11 @@ export async function buildDatasetFile(
 }
 
 /** Refuses a build that is empty, shrank too much against the previous version, or has too many rejects. */
-export function verifyBuild(spec: DatasetSpec, stats: BuildStats, previousRows: number | null): void {
+export function verifyBuild(
+  spec: DatasetSpec,
+  stats: BuildStats,
+  previousRows: number | null,
+): void {
   if (stats.rows === 0) throw new VerifyError('the build has no rows')
   const total = stats.rows + stats.rejects
   const ratio = stats.rejects / total

@@ -1,8 +1,18 @@
 /** Every dataset the appliance builds, in build order. Each owner module exports its spec. */
 import { censusDataset } from '../carriers/census.ts'
+import { legacyDataset } from '../licensing/legacy.ts'
+import { motusDataset } from '../licensing/motus.ts'
+import { oosDataset } from '../safety/oos.ts'
+import { smsDataset } from '../safety/sms.ts'
 import type { DatasetName, DatasetSpec } from './types.ts'
 
-export const DATASETS: readonly DatasetSpec[] = [censusDataset]
+export const DATASETS: readonly DatasetSpec[] = [
+  censusDataset,
+  legacyDataset,
+  motusDataset,
+  smsDataset,
+  oosDataset,
+]
 
 export function datasetSpec(name: DatasetName): DatasetSpec | undefined {
   return DATASETS.find((d) => d.name === name)

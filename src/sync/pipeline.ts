@@ -8,7 +8,13 @@ import type { Logger } from '../log.ts'
 import { buildDatasetFile, verifyBuild } from './build.ts'
 import { DATASETS } from './datasets.ts'
 import type { BuildProgress, BuildStats, Channel, DatasetName, DatasetSpec } from './types.ts'
-import { activateVersion, activeVersion, createVersion, failVersion } from './versions.ts'
+import {
+  activateVersion,
+  activeVersion,
+  createVersion,
+  failVersion,
+  type VersionRow,
+} from './versions.ts'
 import { enqueueEvent } from '../webhooks/outbox.ts'
 
 export interface PipelineDeps {
@@ -36,12 +42,16 @@ export interface RunOptions {
   runId?: number
   /** stored with the version's files (the sample's content hash) */
   fingerprint?: string
+  /** extra checks before activation (per-file shrink guard of a sync); throw to refuse the build */
+  verify?: (stats: BuildStats, previous: VersionRow | null) => void
 }
 
 export function openRun(db: Sqlite, dataset: DatasetName, trigger: string, now: number): number {
   return Number(
     db
-      .prepare(`INSERT INTO sync_runs (dataset, trigger, status, started_at) VALUES (?, ?, 'running', ?)`)
+      .prepare(
+        `INSERT INTO sync_runs (dataset, trigger, status, started_at) VALUES (?, ?, 'running', ?)`,
+      )
       .run(dataset, trigger, now).lastInsertRowid,
   )
 }
@@ -55,7 +65,14 @@ export function closeRun(
 ): void {
   db.prepare(
     `UPDATE sync_runs SET status = ?, finished_at = ?, version_id = ?, error = ?, stats = ? WHERE id = ?`,
-  ).run(status, now, extra.versionId ?? null, extra.error?.slice(0, 2000) ?? null, extra.stats === undefined ? null : JSON.stringify(extra.stats), runId)
+  ).run(
+    status,
+    now,
+    extra.versionId ?? null,
+    extra.error?.slice(0, 2000) ?? null,
+    extra.stats === undefined ? null : JSON.stringify(extra.stats),
+    runId,
+  )
 }
 
 /** The lease name that serialises every build of one dataset channel, across processes. */
@@ -73,8 +90,16 @@ export async function runBuild(
   inputs: ReadonlyMap<string, string>,
   opts: RunOptions,
 ): Promise<RunResult> {
-  const lease = opts.runId === undefined ? acquireLease(deps.db, leaseName(spec.name, opts.channel), deps.clock, { ttlMs: 2 * HOUR }) : null
-  if (opts.runId === undefined && !lease) return { status: 'skipped', dataset: spec.name, reason: 'another sync of this dataset is running' }
+  const lease =
+    opts.runId === undefined
+      ? acquireLease(deps.db, leaseName(spec.name, opts.channel), deps.clock, { ttlMs: 2 * HOUR })
+      : null
+  if (opts.runId === undefined && !lease)
+    return {
+      status: 'skipped',
+      dataset: spec.name,
+      reason: 'another sync of this dataset is running',
+    }
   const runId = opts.runId ?? openRun(deps.db, spec.name, opts.trigger, deps.clock().getTime())
   let versionId: number | null = null
   try {
@@ -83,7 +108,14 @@ export async function runBuild(
     const previous = activeVersion(deps.db, spec.name, opts.channel)
     const today = isoDate(deps.clock())
     const asOf = spec.frozenAsOf ?? opts.asOf ?? today
-    const version = createVersion(deps.db, deps.paths.datasets, spec.name, opts.channel, asOf, deps.clock)
+    const version = createVersion(
+      deps.db,
+      deps.paths.datasets,
+      spec.name,
+      opts.channel,
+      asOf,
+      deps.clock,
+    )
     versionId = version.id
     const started = Date.now()
     const stats = await buildDatasetFile(spec, inputs, version.path, {
@@ -94,20 +126,46 @@ export async function runBuild(
     })
     // the sample is what it is; the shrink guard protects the live mirror only
     verifyBuild(spec, stats, opts.channel === 'live' ? (previous?.rows ?? null) : null)
-    const files = opts.files ?? { inputs: Object.fromEntries(inputs), fingerprint: opts.fingerprint ?? null }
+    opts.verify?.(stats, previous)
+    const files = opts.files ?? {
+      inputs: Object.fromEntries(inputs),
+      fingerprint: opts.fingerprint ?? null,
+    }
     activateVersion(deps.db, version, stats, files, deps.clock, () => {
       if (opts.channel === 'live')
         enqueueEvent(
           deps.db,
-          { accountId: null, type: 'dataset.updated', data: { dataset: spec.name, version: version.id, rows: stats.rows, rejects: stats.rejects, as_of: asOf, previous_version: previous?.id ?? null } },
+          {
+            accountId: null,
+            type: 'dataset.updated',
+            data: {
+              dataset: spec.name,
+              version: version.id,
+              rows: stats.rows,
+              rejects: stats.rejects,
+              as_of: asOf,
+              previous_version: previous?.id ?? null,
+            },
+          },
           deps.clock().getTime(),
         )
     })
     const seconds = (Date.now() - started) / 1000
-    closeRun(deps.db, runId, 'activated', deps.clock().getTime(), { versionId: version.id, stats: { ...stats, seconds } })
+    closeRun(deps.db, runId, 'activated', deps.clock().getTime(), {
+      versionId: version.id,
+      stats: { ...stats, seconds },
+    })
     deps.datasets.reconcile()
     deps.log.info(
-      { dataset: spec.name, channel: opts.channel, version: version.id, rows: stats.rows, rejects: stats.rejects, seconds, rows_per_s: Math.round(stats.rows / Math.max(seconds, 0.001)) },
+      {
+        dataset: spec.name,
+        channel: opts.channel,
+        version: version.id,
+        rows: stats.rows,
+        rejects: stats.rejects,
+        seconds,
+        rows_per_s: Math.round(stats.rows / Math.max(seconds, 0.001)),
+      },
       'dataset activated',
     )
     return { status: 'activated', dataset: spec.name, version: version.id, stats }
@@ -118,9 +176,20 @@ export async function runBuild(
     deps.db.transaction(() => {
       closeRun(deps.db, runId, 'failed', now, { versionId, error: message })
       if (opts.channel === 'live')
-        enqueueEvent(deps.db, { accountId: null, type: 'sync.failed', data: { dataset: spec.name, error: message, version: versionId } }, now)
+        enqueueEvent(
+          deps.db,
+          {
+            accountId: null,
+            type: 'sync.failed',
+            data: { dataset: spec.name, error: message, version: versionId },
+          },
+          now,
+        )
     })()
-    deps.log.error({ dataset: spec.name, channel: opts.channel, version: versionId, error: message }, 'dataset build failed; previous version stays active')
+    deps.log.error(
+      { dataset: spec.name, channel: opts.channel, version: versionId, error: message },
+      'dataset build failed; previous version stays active',
+    )
     return { status: 'failed', dataset: spec.name, error: message, version: versionId }
   } finally {
     lease?.release()
@@ -139,10 +208,15 @@ export function filesInDir(dir: string): Map<string, string> {
 }
 
 /** The inputs a dataset can use from a set of available files (by id or alternative id). */
-export function inputsFor(spec: DatasetSpec, available: ReadonlyMap<string, string>): Map<string, string> {
+export function inputsFor(
+  spec: DatasetSpec,
+  available: ReadonlyMap<string, string>,
+): Map<string, string> {
   const inputs = new Map<string, string>()
   for (const f of spec.files) {
-    const path = [f.id, ...(f.altIds ?? [])].map((id) => available.get(id)).find((p) => p !== undefined)
+    const path = [f.id, ...(f.altIds ?? [])]
+      .map((id) => available.get(id))
+      .find((p) => p !== undefined)
     if (path) inputs.set(f.id, path)
   }
   return inputs

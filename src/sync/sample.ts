@@ -17,11 +17,17 @@ export function sampleFingerprint(dir: string): string | null {
  * Makes sure the bundled sample dataset is built and active (first start, or a newer sample
  * shipped with an upgrade). Sandbox keys read it; live keys read it until the mirror has a census.
  */
-export async function ensureSample(deps: PipelineDeps, dir: string, signal: AbortSignal): Promise<RunResult[] | 'current' | 'absent'> {
+export async function ensureSample(
+  deps: PipelineDeps,
+  dir: string,
+  signal: AbortSignal,
+): Promise<RunResult[] | 'current' | 'absent'> {
   const fingerprint = sampleFingerprint(dir)
   if (!fingerprint) return 'absent'
   const current = activeVersion(deps.db, 'census', 'sample')
-  const stored = current?.files ? (JSON.parse(current.files) as { fingerprint?: string }).fingerprint : undefined
+  const stored = current?.files
+    ? (JSON.parse(current.files) as { fingerprint?: string }).fingerprint
+    : undefined
   if (current && stored === fingerprint) return 'current'
   deps.log.info({ dir }, 'building the bundled sample dataset')
   return importDir(deps, dir, { channel: 'sample', trigger: 'startup', signal, fingerprint })

@@ -82,5 +82,9 @@ export interface BuildContext {
    * Runs `insert` for every item in one transaction per batch, yielding to the event loop between
    * batches (so the server keeps answering) and reporting progress.
    */
-  insertBatches<T>(fileId: string, items: AsyncIterable<T>, insert: (item: T) => void): Promise<void>
+  insertBatches<T>(
+    fileId: string,
+    items: AsyncIterable<T>,
+    insert: (item: T) => void,
+  ): Promise<void>
 }

@@ -25,7 +25,11 @@ const COLS = `id, dataset, channel, status, path, rows, rejects, as_of AS asOf, 
 /** How many superseded versions keep their files (for rollback); older ones are deleted. */
 export const KEEP_PREVIOUS = 1
 
-export function activeVersion(db: Sqlite, dataset: DatasetName, channel: Channel): VersionRow | null {
+export function activeVersion(
+  db: Sqlite,
+  dataset: DatasetName,
+  channel: Channel,
+): VersionRow | null {
   return (
     (db
       .prepare(
@@ -135,7 +139,12 @@ export function pruneVersions(db: Sqlite, dataset: DatasetName, channel: Channel
 }
 
 /** Reactivates the newest superseded version whose file still exists (rollback). */
-export function rollbackVersion(db: Sqlite, dataset: DatasetName, channel: Channel, clock: Clock): VersionRow | null {
+export function rollbackVersion(
+  db: Sqlite,
+  dataset: DatasetName,
+  channel: Channel,
+  clock: Clock,
+): VersionRow | null {
   const prev = db
     .prepare(
       `SELECT ${COLS} FROM dataset_versions WHERE dataset = ? AND channel = ? AND status = 'superseded'

@@ -1,0 +1,50 @@
+/**
+ * The appliance's scheduled jobs: plain `(signal) => Promise` functions in their domains, listed
+ * here with their cron schedules (UTC). `sync:<dataset>` runs on the dataset's configured schedule
+ * when SYNC_ENABLED; `datasets:reconcile` makes a version activated by another process (the CLI)
+ * go live in this one. Other domains add theirs through JobFactory.
+ */
+import type { Deps } from '../deps.ts'
+import { DATASETS } from '../sync/datasets.ts'
+import { syncDataset } from '../sync/sync.ts'
+import type { DatasetSpec } from '../sync/types.ts'
+
+export interface Job {
+  /** e.g. `sync:census` */
+  name: string
+  /** cron expression, 5 fields or 6 with seconds, read in UTC */
+  schedule: string
+  run(signal: AbortSignal): Promise<unknown>
+}
+
+/** How another domain contributes jobs (webhooks:deliver, db:maintenance, …). */
+export type JobFactory = (deps: Deps) => Job[]
+
+export const RECONCILE_SCHEDULE = '*/10 * * * * *'
+
+/** Mirrors one dataset on its schedule (a failure is recorded and logged by the sync itself). */
+export function syncJob(deps: Deps, spec: DatasetSpec): Job {
+  return {
+    name: `sync:${spec.name}`,
+    schedule: deps.config.sync.schedules[spec.schedule],
+    run: (signal) => syncDataset(spec, deps, { signal, trigger: 'schedule' }),
+  }
+}
+
+/** One job per dataset, or none when syncing is disabled (air-gapped: `import --dir`). */
+export const syncJobs: JobFactory = (deps) =>
+  deps.config.sync.enabled ? DATASETS.map((spec) => syncJob(deps, spec)) : []
+
+/** Follows app.db's active versions every 10 s. */
+export const reconcileJobs: JobFactory = (deps) => [
+  {
+    name: 'datasets:reconcile',
+    schedule: RECONCILE_SCHEDULE,
+    run: () => Promise.resolve(deps.datasets.reconcile()),
+  },
+]
+
+/** Every job of the appliance: the sync and reconcile jobs, then those of `extra` factories. */
+export function createJobs(deps: Deps, extra: readonly JobFactory[] = []): Job[] {
+  return [syncJobs, reconcileJobs, ...extra].flatMap((f) => f(deps))
+}

@@ -1,0 +1,225 @@
+/**
+ * A local stand-in for data.transportation.gov on 127.0.0.1 for sync tests (and a manual
+ * FMCSA_BASE_URL target): serves files in the real URL layout
+ * (`/api/views/<id>/rows.csv?accessType=DOWNLOAD`, `/download/<id>/text%2Fplain`), answers
+ * conditional requests with 304, and can misbehave on demand: 404, 5xx, an HTML page with
+ * status 200, an empty body, a truncated body, a stall.
+ */
+import { createHash } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
+import { dirname, join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+
+/** The licensing fixtures (legacy, Motus, census) in the real formats, named by dataset id. */
+export const LICENSING_FIXTURES = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  '..',
+  'test',
+  'fixtures',
+  'licensing',
+  'mirror',
+)
+
+export type Failure =
+  | { kind: 'not_found' }
+  | { kind: 'status'; status: number }
+  /** status 200 with an HTML page (the portal's maintenance page); contentType defaults to text/html */
+  | { kind: 'html'; contentType?: string }
+  | { kind: 'empty' }
+  /** sends this share of the body (default half) with the full Content-Length, then hangs up */
+  | { kind: 'truncate'; fraction?: number }
+  /** sends the headers and this share of the body (default none), then nothing until closed */
+  | { kind: 'stall'; fraction?: number }
+
+export interface ServedRequest {
+  path: string
+  id: string | null
+  form: 'rows' | 'text' | null
+  status: number
+  headers: Record<string, string | undefined>
+}
+
+export interface FmcsaServer {
+  /** base URL for FMCSA_BASE_URL, e.g. http://127.0.0.1:41234 */
+  readonly url: string
+  readonly requests: ServedRequest[]
+  /** serves `body` for the id (both URL forms); a new body gets a new ETag and Last-Modified */
+  set(id: string, body: string | Buffer, opts?: { etag?: string }): void
+  remove(id: string): void
+  /** makes the next `times` requests for the id fail (default: until cleared) */
+  fail(id: string, failure: Failure, times?: number): void
+  clear(id?: string): void
+  /** served body of an id */
+  body(id: string): Buffer | undefined
+  close(): Promise<void>
+}
+
+interface Entry {
+  body: Buffer
+  etag: string
+  lastModified: string
+}
+
+const HTML_PAGE =
+  '<!DOCTYPE html>\n<html><head><title>FMCSA System Maintenance Page</title></head><body>Down for maintenance</body></html>\n'
+
+/** Reads `<id>.csv` / `<id>.txt` files of a folder into an id → content map. */
+export function filesOf(dir: string): Record<string, Buffer> {
+  const out: Record<string, Buffer> = {}
+  for (const name of readdirSync(dir)) {
+    const m = /^([a-z0-9]{4}-[a-z0-9]{4})\.(csv|txt)$/i.exec(name)
+    if (m?.[1]) out[m[1].toLowerCase()] = readFileSync(join(dir, name))
+  }
+  return out
+}
+
+export async function startFmcsaServer(
+  opts: { dir?: string; files?: Record<string, string | Buffer>; port?: number } = {},
+): Promise<FmcsaServer> {
+  const entries = new Map<string, Entry>()
+  const failures = new Map<string, { failure: Failure; times: number }>()
+  const requests: ServedRequest[] = []
+  const sockets = new Set<Socket>()
+  let clock = Date.UTC(2026, 10, 1)
+
+  const set = (id: string, body: string | Buffer, o: { etag?: string } = {}) => {
+    const buf = typeof body === 'string' ? Buffer.from(body) : body
+    clock += 60_000
+    entries.set(id, {
+      body: buf,
+      etag: `"${o.etag ?? createHash('sha1').update(buf).digest('hex')}"`,
+      lastModified: new Date(clock).toUTCString(),
+    })
+  }
+  for (const [id, body] of Object.entries(opts.dir ? filesOf(opts.dir) : {})) set(id, body)
+  for (const [id, body] of Object.entries(opts.files ?? {})) set(id, body)
+
+  const route = (url: string): { id: string; form: 'rows' | 'text' } | null => {
+    let m = /^\/api\/views\/([a-z0-9]{4}-[a-z0-9]{4})\/rows\.csv\?accessType=DOWNLOAD$/.exec(url)
+    if (m?.[1]) return { id: m[1], form: 'rows' }
+    m = /^\/download\/([a-z0-9]{4}-[a-z0-9]{4})\/text%2Fplain$/.exec(url)
+    if (m?.[1]) return { id: m[1], form: 'text' }
+    return null
+  }
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    const url = req.url ?? ''
+    const r = route(url)
+    const log = (status: number) =>
+      requests.push({
+        path: url,
+        id: r?.id ?? null,
+        form: r?.form ?? null,
+        status,
+        headers: {
+          'if-none-match': req.headers['if-none-match'],
+          'if-modified-since': req.headers['if-modified-since'],
+          'x-app-token': req.headers['x-app-token'] as string | undefined,
+        },
+      })
+    const token = req.headers['x-app-token']
+    if (token !== undefined && String(token).trim() === '') {
+      log(403)
+      return res.writeHead(403, { 'content-type': 'application/json' }).end('{"error":true}')
+    }
+    const entry = r ? entries.get(r.id) : undefined
+    const f = r ? failures.get(r.id) : undefined
+    if (r && f) {
+      if (--f.times <= 0) failures.delete(r.id)
+      const failure = f.failure
+      switch (failure.kind) {
+        case 'not_found':
+          log(404)
+          return res.writeHead(404, { 'content-type': 'application/json' }).end('{}')
+        case 'status':
+          log(failure.status)
+          return res.writeHead(failure.status, { 'content-type': 'text/plain' }).end('error')
+        case 'html':
+          log(200)
+          return res
+            .writeHead(200, { 'content-type': failure.contentType ?? 'text/html; charset=utf-8' })
+            .end(HTML_PAGE)
+        case 'empty':
+          log(200)
+          return res.writeHead(200, { 'content-type': 'text/csv', 'content-length': '0' }).end()
+        case 'truncate': {
+          const body = entry?.body ?? Buffer.from('DOCKET_NUMBER\n')
+          log(200)
+          res.writeHead(200, { 'content-type': 'text/csv', 'content-length': String(body.length) })
+          res.write(body.subarray(0, Math.floor(body.length * (failure.fraction ?? 0.5))))
+          setTimeout(() => res.socket?.destroy(), 20)
+          return
+        }
+        case 'stall': {
+          const body = entry?.body ?? Buffer.from('DOCKET_NUMBER\n')
+          log(200)
+          res.writeHead(200, { 'content-type': 'text/csv', 'content-length': String(body.length) })
+          const part = Math.floor(body.length * (failure.fraction ?? 0))
+          if (part > 0) res.write(body.subarray(0, part))
+          else res.flushHeaders()
+          return
+        }
+      }
+    }
+    if (!r || !entry) {
+      log(404)
+      return res.writeHead(404, { 'content-type': 'application/json' }).end('{"code":"not_found"}')
+    }
+    const inm = req.headers['if-none-match']
+    const ims = req.headers['if-modified-since']
+    const notModified =
+      inm !== undefined
+        ? inm === entry.etag
+        : ims !== undefined && Date.parse(ims) >= Date.parse(entry.lastModified)
+    const headers = { etag: entry.etag, 'last-modified': entry.lastModified }
+    if (notModified) {
+      log(304)
+      return res.writeHead(304, headers).end()
+    }
+    log(200)
+    res.writeHead(200, {
+      ...headers,
+      'content-type': r.form === 'rows' ? 'text/csv; charset=utf-8' : 'text/plain; charset=utf-8',
+      'content-length': String(entry.body.length),
+    })
+    res.end(entry.body)
+  }
+
+  const server = createServer(handle)
+  server.on('connection', (s) => {
+    sockets.add(s)
+    s.on('close', () => sockets.delete(s))
+  })
+  await new Promise<void>((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    set,
+    remove: (id) => void entries.delete(id),
+    fail: (id, failure, times = Number.POSITIVE_INFINITY) =>
+      void failures.set(id, { failure, times }),
+    clear: (id) => (id ? void failures.delete(id) : failures.clear()),
+    body: (id) => entries.get(id)?.body,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy()
+        server.close(() => resolve())
+      }),
+  }
+}
+
+/**
+ * Run on its own to point an appliance at local files:
+ * `npx tsx src/testing/fmcsa-server.ts data/sample 8089`, then
+ * `FMCSA_BASE_URL=http://127.0.0.1:8089 npm run cli -- sync run`.
+ */
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const dir = process.argv[2] ?? 'data/sample'
+  void startFmcsaServer({ dir, port: Number(process.argv[3] ?? 8089) }).then((s) =>
+    process.stdout.write(`serving ${dir}: FMCSA_BASE_URL=${s.url}\n`),
+  )
+}
