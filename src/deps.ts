@@ -60,4 +60,5 @@ export const pipelineDeps = (d: Deps) => ({
   log: d.log,
   clock: d.clock,
   paths: { datasets: d.config.paths.datasets },
+  config: d.config,
 })

@@ -16,6 +16,17 @@ import {
   type VersionRow,
 } from './versions.ts'
 import { enqueueEvent } from '../webhooks/outbox.ts'
+import { runWatchMonitor, type MonitorDeps } from '../webhooks/monitor.ts'
+import type { Config } from '../config.ts'
+
+/** carrier.changed for watched USDOTs; a failure here never fails the activation (the job retries). */
+function watchAfterActivation(deps: MonitorDeps): void {
+  try {
+    runWatchMonitor(deps)
+  } catch (err) {
+    deps.log.error({ err }, 'watchlist comparison after activation failed; the watch:monitor job retries')
+  }
+}
 
 export interface PipelineDeps {
   db: Sqlite
@@ -23,6 +34,8 @@ export interface PipelineDeps {
   log: Logger
   clock: Clock
   paths: { datasets: string }
+  /** with it, watchlists are compared right after a live activation (carrier.changed events) */
+  config?: Pick<Config, 'sync'>
 }
 
 export type RunResult =
@@ -156,6 +169,7 @@ export async function runBuild(
       stats: { ...stats, seconds },
     })
     deps.datasets.reconcile()
+    if (opts.channel === 'live' && deps.config) watchAfterActivation({ ...deps, config: deps.config })
     deps.log.info(
       {
         dataset: spec.name,
