@@ -15,7 +15,7 @@ const dollars = z.coerce.number().nonnegative()
 
 /** Every environment variable the appliance reads. `.env.example` is tested against this list. */
 export const Env = z.object({
-  PORT: unsetIfEmpty(z.coerce.number().int().min(1).max(65535).default(3000)),
+  PORT: unsetIfEmpty(z.coerce.number().int().min(0).max(65535).default(3000)),
   HOST: unsetIfEmpty(z.string().default('0.0.0.0')),
   DATA_DIR: unsetIfEmpty(z.string().default('data/runtime')),
   LOG_LEVEL: unsetIfEmpty(
@@ -68,7 +68,10 @@ export function loadConfig(env: Record<string, string | undefined>) {
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
     publicUrl: e.PUBLIC_URL ?? `http://localhost:${e.PORT}`,
-    tls: e.TLS_CERT_FILE && e.TLS_KEY_FILE ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE } : null,
+    tls:
+      e.TLS_CERT_FILE && e.TLS_KEY_FILE
+        ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE }
+        : null,
     adminToken: e.ADMIN_TOKEN ?? null,
     paths: {
       dataDir,

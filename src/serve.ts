@@ -5,7 +5,12 @@ import { serve as honoServe, type ServerType } from '@hono/node-server'
 import { createApp } from './app.ts'
 import type { Config } from './config.ts'
 import { createDeps, pipelineDeps, type Deps } from './deps.ts'
+import { maintenanceJobs } from './db/maintenance.ts'
+import { createJobs } from './jobs/jobs.ts'
+import { startScheduler } from './jobs/scheduler.ts'
 import { ensureSample } from './sync/sample.ts'
+import { syncAll } from './sync/sync.ts'
+import { webhookJobs } from './webhooks/jobs.ts'
 
 export interface Running {
   deps: Deps
@@ -15,12 +20,17 @@ export interface Running {
 }
 
 /** Starts the appliance; resolves once it listens. */
-export async function startServer(config: Config, deps: Deps = createDeps(config)): Promise<Running> {
+export async function startServer(
+  config: Config,
+  deps: Deps = createDeps(config),
+): Promise<Running> {
   const { log } = deps
   const lifetime = new AbortController()
   const sample = await ensureSample(pipelineDeps(deps), config.paths.sample, lifetime.signal)
   if (sample === 'absent') log.warn({ dir: config.paths.sample }, 'no bundled sample data found')
-  else if (sample !== 'current') for (const r of sample) if (r.status !== 'activated') log.error({ result: r }, 'sample dataset build failed')
+  else if (sample !== 'current')
+    for (const r of sample)
+      if (r.status !== 'activated') log.error({ result: r }, 'sample dataset build failed')
   deps.datasets.reconcile()
 
   const app = createApp(deps)
@@ -32,7 +42,10 @@ export async function startServer(config: Config, deps: Deps = createDeps(config
         port: config.port,
         hostname: config.host,
         ...(tls
-          ? { createServer: createHttpsServer, serverOptions: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) } }
+          ? {
+              createServer: createHttpsServer,
+              serverOptions: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) },
+            }
           : {}),
       },
       () => resolveListen(s),
@@ -40,7 +53,16 @@ export async function startServer(config: Config, deps: Deps = createDeps(config
   })
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
-  log.info({ port, host: config.host, tls: tls !== null, sync: config.sync.enabled, source: deps.datasets.view('live').source }, 'listening')
+  log.info(
+    {
+      port,
+      host: config.host,
+      tls: tls !== null,
+      sync: config.sync.enabled,
+      source: deps.datasets.view('live').source,
+    },
+    'listening',
+  )
 
   const stopJobs = startBackground(deps, lifetime.signal)
 
@@ -57,9 +79,28 @@ export async function startServer(config: Config, deps: Deps = createDeps(config
   return { deps, server, port, stop }
 }
 
-/** Scheduled jobs (sync, reconcile, webhooks, maintenance); returns a function that stops them. */
-function startBackground(deps: Deps, _signal: AbortSignal): () => Promise<void> {
-  const timer = setInterval(() => deps.datasets.reconcile(), 10_000)
-  timer.unref()
-  return async () => clearInterval(timer)
+/**
+ * Scheduled jobs (sync per dataset, reconcile, webhooks, watchlists, maintenance) and, on a first
+ * start with syncing enabled and no live census yet, a full mirror in the background. Returns a
+ * function that stops them (running work stops at its next checkpoint).
+ */
+function startBackground(deps: Deps, signal: AbortSignal): () => Promise<void> {
+  const stopScheduler = startScheduler(createJobs(deps, [maintenanceJobs, webhookJobs]), deps.log)
+  let initial: Promise<unknown> = Promise.resolve()
+  if (deps.config.sync.enabled && deps.datasets.get('census', 'live') === null) {
+    deps.log.info('no live mirror yet: starting a full sync in the background')
+    initial = syncAll(deps, { signal, trigger: 'startup' }).then(
+      (results) =>
+        deps.log.info(
+          {
+            results: results.map((r) => ({ dataset: r.dataset, status: r.status, error: r.error })),
+          },
+          'initial sync finished',
+        ),
+      (err: unknown) => deps.log.error({ err }, 'initial sync failed'),
+    )
+  }
+  return async () => {
+    await Promise.all([stopScheduler(), initial])
+  }
 }

@@ -1,0 +1,33 @@
+import { mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Deps } from '../deps.ts'
+import type { Job, JobFactory } from '../jobs/jobs.ts'
+
+/** How many daily app.db backups are kept. */
+export const KEEP_BACKUPS = 7
+
+/**
+ * Daily app.db upkeep: checkpoint and truncate the WAL, let SQLite refresh its statistics, and
+ * write a consistent backup (online, while the server runs), keeping the newest KEEP_BACKUPS.
+ */
+export async function runMaintenance(
+  deps: Pick<Deps, 'db' | 'clock' | 'log' | 'config'>,
+): Promise<{ backup: string; removed: string[] }> {
+  deps.db.pragma('wal_checkpoint(TRUNCATE)')
+  deps.db.pragma('optimize')
+  const dir = deps.config.paths.backups
+  mkdirSync(dir, { recursive: true })
+  const backup = join(dir, `app-${deps.clock().toISOString().replace(/[:.]/g, '-')}.db`)
+  await deps.db.backup(backup)
+  const old = readdirSync(dir)
+    .filter((f) => /^app-.*\.db$/.test(f))
+    .sort()
+    .slice(0, -KEEP_BACKUPS)
+  for (const f of old) rmSync(join(dir, f), { force: true })
+  deps.log.info({ backup, removed: old.length }, 'app.db maintenance done')
+  return { backup, removed: old }
+}
+
+export const maintenanceJobs: JobFactory = (deps): Job[] => [
+  { name: 'db:maintenance', schedule: '17 3 * * *', run: () => runMaintenance(deps) },
+]
