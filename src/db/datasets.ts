@@ -79,7 +79,10 @@ export class DatasetRegistry {
       const cur = this.open.get(key)
       if (cur?.versionId === v.id) continue
       if (!existsSync(v.path)) {
-        this.log.error({ dataset: v.dataset, version: v.id, path: v.path }, 'active dataset file is missing')
+        this.log.error(
+          { dataset: v.dataset, version: v.id, path: v.path },
+          'active dataset file is missing',
+        )
         continue
       }
       try {
@@ -87,7 +90,10 @@ export class DatasetRegistry {
         this.open.set(key, next)
         cur?.db.close()
         changed = true
-        this.log.info({ dataset: v.dataset, channel: v.channel, version: v.id }, 'dataset version live')
+        // a swap is news; the first open in a process (every CLI command) is not
+        const line = { dataset: v.dataset, channel: v.channel, version: v.id }
+        if (cur) this.log.info({ ...line, previous: cur.versionId }, 'dataset version live')
+        else this.log.debug(line, 'dataset version opened')
       } catch (err) {
         this.log.error({ err, dataset: v.dataset, version: v.id }, 'cannot open dataset version')
       }
