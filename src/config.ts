@@ -24,7 +24,6 @@ export const Env = z.object({
   PUBLIC_URL: unsetIfEmpty(z.url().optional()),
   TLS_CERT_FILE: unsetIfEmpty(z.string().optional()),
   TLS_KEY_FILE: unsetIfEmpty(z.string().optional()),
-  ADMIN_TOKEN: unsetIfEmpty(z.string().min(16, 'must be at least 16 characters').optional()),
   SAMPLE_DATA_DIR: unsetIfEmpty(z.string().optional()),
 
   SYNC_ENABLED: unsetIfEmpty(bool.default(true)),
@@ -72,7 +71,6 @@ export function loadConfig(env: Record<string, string | undefined>) {
       e.TLS_CERT_FILE && e.TLS_KEY_FILE
         ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE }
         : null,
-    adminToken: e.ADMIN_TOKEN ?? null,
     paths: {
       dataDir,
       appDb: join(dataDir, 'app.db'),
