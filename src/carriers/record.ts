@@ -11,6 +11,7 @@ import { getReviewsBlock } from '../reviews/reviews.ts'
 import { getSafety, type SafetyFacts } from '../safety/record.ts'
 import * as N from '../sync/normalize.ts'
 import { computeTrust } from '../trust/score.ts'
+import { contactSignals } from '../trust/signals.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
 import { findCensusRow, type CensusRow } from './census.ts'
 import { entityTypes } from './entity.ts'
@@ -125,12 +126,19 @@ function allowedToOperate(
   if (c.status_code !== 'A' || oosActive) return 'N'
   if (!needsAuthority) return 'Y'
   if (auth.source === null || auth.source === 'census') return null // no authority data to judge by
-  const anyActive = [auth.common_authority, auth.contract_authority, auth.broker_authority].includes('A')
+  // a forwarder's FF authority has no letter of its own: licensing lists it in authority_types
+  const anyActive =
+    [auth.common_authority, auth.contract_authority, auth.broker_authority].includes('A') ||
+    auth.authority_types.includes('forwarder')
   return anyActive ? 'Y' : 'N'
 }
 
 /** The record for a USDOT, or null when no dataset knows it. Throws 503 when no census is loaded. */
-export function getCompanyRecord(deps: RecordDeps, view: DataView, dot: number): CompanyRecord | null {
+export function getCompanyRecord(
+  deps: RecordDeps,
+  view: DataView,
+  dot: number,
+): CompanyRecord | null {
   const census = view.get('census')
   if (!census) throw new AppError('dataset_unavailable')
   const c = findCensusRow(census, dot)
@@ -138,7 +146,11 @@ export function getCompanyRecord(deps: RecordDeps, view: DataView, dot: number):
   if (!c && !lic) return null
   const safetyFacts = getSafety(view, dot, deps.today)
 
-  const roles = entityTypes({ census: c, roles: lic?.roles ?? null, privateOnly: safetyFacts?.privateOnly ?? null })
+  const roles = entityTypes({
+    census: c,
+    roles: lic?.roles ?? null,
+    privateOnly: safetyFacts?.privateOnly ?? null,
+  })
   const oos = safetyFacts?.oos ?? null
   const oosActive = oos?.active === true
   const censusDockets: string[] = c?.dockets
@@ -148,12 +160,16 @@ export function getCompanyRecord(deps: RecordDeps, view: DataView, dot: number):
   const mcNumber = lic?.mcNumber ?? dockets.find((d) => d.startsWith('MC-')) ?? null
 
   const authority: AuthorityJson = { ...(lic?.authority ?? emptyAuthority()) }
-  authority.status = c?.status_code === 'A' ? 'ACTIVE' : c?.status_code === 'I' ? 'INACTIVE' : authority.status
+  authority.status =
+    c?.status_code === 'A' ? 'ACTIVE' : c?.status_code === 'I' ? 'INACTIVE' : authority.status
   authority.fmcsa_status_code = c?.status_code ?? authority.fmcsa_status_code
   if (!lic) authority.source = c ? 'census' : null
   const needsAuthority =
-    dockets.length > 0 || roles.all.some((t) => t === 'broker' || t === 'forwarder') ||
-    (roles.primary === 'carrier' && c?.carrier_operation === 'A' && /FOR HIRE/.test(c.classdef ?? ''))
+    dockets.length > 0 ||
+    roles.all.some((t) => t === 'broker' || t === 'forwarder') ||
+    (roles.primary === 'carrier' &&
+      c?.carrier_operation === 'A' &&
+      /FOR HIRE/.test(c.classdef ?? ''))
   authority.allowed_to_operate = allowedToOperate(c, authority, oosActive, needsAuthority)
 
   const op = (c?.carrier_operation ?? null) as keyof typeof OPERATION | null
@@ -166,13 +182,18 @@ export function getCompanyRecord(deps: RecordDeps, view: DataView, dot: number):
     entity_types: roles.all,
     docket_numbers: dockets,
     operation_class: op && op in OPERATION ? OPERATION[op] : null,
-    operation_classifications: c?.classdef ? c.classdef.split(';').map((s) => s.trim()).filter(Boolean) : [],
+    operation_classifications: c?.classdef
+      ? c.classdef
+          .split(';')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [],
     cargo_carried: c?.cargo ? (JSON.parse(c.cargo) as string[]) : [],
     registration_date: c?.add_date ?? null,
     private_entity: roles.all.includes('private') ? true : roles.primary ? false : null,
     passenger_carrier: safetyFacts?.passengerCarrier ?? (c ? c.passenger === 1 : null),
     usdot_status: c?.status_code === 'A' ? 'active' : c?.status_code === 'I' ? 'inactive' : null,
-    out_of_service: safetyFacts ? oosActive : null,
+    out_of_service: safetyFacts?.asOf.oos != null ? oosActive : null,
     out_of_service_date: oosActive ? (oos?.date ?? null) : null,
     out_of_service_reason: oosActive ? (oos?.reason ?? null) : null,
     country: c?.phy_country ?? lic?.physicalAddress?.country ?? null,
@@ -186,7 +207,9 @@ export function getCompanyRecord(deps: RecordDeps, view: DataView, dot: number):
     oos: safetyFacts?.asOf.oos ?? view.get('oos')?.asOf ?? null,
   }
   const activatedAt = Math.max(
-    ...(['census', 'motus', 'legacy', 'sms', 'oos'] as const).map((n) => view.get(n)?.activatedAt ?? 0),
+    ...(['census', 'motus', 'legacy', 'sms', 'oos'] as const).map(
+      (n) => view.get(n)?.activatedAt ?? 0,
+    ),
   )
 
   const record: CompanyRecord = {
@@ -208,10 +231,12 @@ export function getCompanyRecord(deps: RecordDeps, view: DataView, dot: number):
     dataAsOf,
     facts: { census: c, licensing: lic, safety: safetyFacts, activatedAt: activatedAt || null },
   }
-  const censusAgeH = census.activatedAt === null ? Infinity : (deps.now - census.activatedAt) / 3_600_000
+  const censusAgeH =
+    census.activatedAt === null ? Infinity : (deps.now - census.activatedAt) / 3_600_000
   record.trust = computeTrust(record, {
     today: deps.today,
     fresh: view.source === 'mirror' && censusAgeH <= deps.maxAgeHours,
+    contacts: contactSignals(view, record, deps.today),
   })
   return record
 }
