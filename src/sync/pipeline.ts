@@ -5,7 +5,8 @@ import type { DatasetRegistry } from '../db/datasets.ts'
 import { acquireLease } from '../db/leases.ts'
 import type { Sqlite } from '../db/open.ts'
 import type { Logger } from '../log.ts'
-import { buildDatasetFile, verifyBuild } from './build.ts'
+import { verifyBuild } from './build.ts'
+import { buildInWorker } from './build-runner.ts'
 import { DATASETS } from './datasets.ts'
 import type { BuildProgress, BuildStats, Channel, DatasetName, DatasetSpec } from './types.ts'
 import {
@@ -24,7 +25,10 @@ function watchAfterActivation(deps: MonitorDeps): void {
   try {
     runWatchMonitor(deps)
   } catch (err) {
-    deps.log.error({ err }, 'watchlist comparison after activation failed; the watch:monitor job retries')
+    deps.log.error(
+      { err },
+      'watchlist comparison after activation failed; the watch:monitor job retries',
+    )
   }
 }
 
@@ -131,7 +135,7 @@ export async function runBuild(
     )
     versionId = version.id
     const started = Date.now()
-    const stats = await buildDatasetFile(spec, inputs, version.path, {
+    const stats = await buildInWorker(spec, inputs, version.path, {
       asOf,
       today,
       signal: opts.signal,
@@ -169,7 +173,8 @@ export async function runBuild(
       stats: { ...stats, seconds },
     })
     deps.datasets.reconcile()
-    if (opts.channel === 'live' && deps.config) watchAfterActivation({ ...deps, config: deps.config })
+    if (opts.channel === 'live' && deps.config)
+      watchAfterActivation({ ...deps, config: deps.config })
     deps.log.info(
       {
         dataset: spec.name,
