@@ -54,6 +54,16 @@ describe('config', () => {
     expect(c.crosscheck.webKey).toBeNull()
   })
 
+  test('national OOS averages are configurable and validated', () => {
+    expect(loadConfig({ NATIONAL_AVG_VEHICLE_OOS: '21.3' }).safety.nationalAverages).toEqual({
+      driver: 5.51,
+      vehicle: 21.3,
+      hazmat: 4.5,
+      period: '2009-2010',
+    })
+    expect(() => loadConfig({ NATIONAL_AVG_DRIVER_OOS: '140' })).toThrow('NATIONAL_AVG_DRIVER_OOS')
+  })
+
   test('SYNC_ENABLED=false turns syncing off', () => {
     expect(loadConfig({ SYNC_ENABLED: 'false' }).sync.enabled).toBe(false)
   })

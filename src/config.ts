@@ -49,6 +49,11 @@ export const Env = z.object({
   PRICE_ENTERPRISE_MONTHLY: unsetIfEmpty(dollars.optional()),
   PRICE_ENTERPRISE_YEARLY: unsetIfEmpty(dollars.optional()),
 
+  NATIONAL_AVG_DRIVER_OOS: unsetIfEmpty(z.coerce.number().min(0).max(100).default(5.51)),
+  NATIONAL_AVG_VEHICLE_OOS: unsetIfEmpty(z.coerce.number().min(0).max(100).default(20.72)),
+  NATIONAL_AVG_HAZMAT_OOS: unsetIfEmpty(z.coerce.number().min(0).max(100).default(4.5)),
+  NATIONAL_AVG_PERIOD: unsetIfEmpty(z.string().trim().min(1).default('2009-2010')),
+
   WEBHOOK_ALLOWED_TARGETS: unsetIfEmpty(z.string().optional()),
   WEBHOOK_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().positive().default(15_000)),
 })
@@ -99,6 +104,14 @@ export function loadConfig(env: Record<string, string | undefined>) {
       timeoutMs: e.CROSSCHECK_TIMEOUT_MS,
       cacheSeconds: e.CROSSCHECK_CACHE_SECONDS,
       minIntervalMs: e.CROSSCHECK_MIN_INTERVAL_MS,
+    },
+    safety: {
+      nationalAverages: {
+        driver: e.NATIONAL_AVG_DRIVER_OOS,
+        vehicle: e.NATIONAL_AVG_VEHICLE_OOS,
+        hazmat: e.NATIONAL_AVG_HAZMAT_OOS,
+        period: e.NATIONAL_AVG_PERIOD,
+      },
     },
     keys: { rotationGraceMs: e.KEY_ROTATION_GRACE_HOURS * 3_600_000 },
     prices: {

@@ -35,6 +35,7 @@ export function findRecord(deps: Deps, caller: Caller, dot: number): CompanyReco
       today: isoDate(now),
       now: now.getTime(),
       maxAgeHours: deps.config.sync.maxAgeHours,
+      nationalAverages: deps.config.safety.nationalAverages,
     },
     deps.datasets.view(caller.mode),
     dot,

@@ -9,6 +9,7 @@ import { AppError } from '../errors.ts'
 import { getLicensing, type LicensingFacts } from '../licensing/record.ts'
 import { getReviewsBlock } from '../reviews/reviews.ts'
 import { getSafety, type SafetyFacts } from '../safety/record.ts'
+import type { NationalAverages } from '../safety/national-averages.ts'
 import * as N from '../sync/normalize.ts'
 import { computeTrust } from '../trust/score.ts'
 import { contactSignals } from '../trust/signals.ts'
@@ -46,6 +47,8 @@ export interface RecordDeps {
   today: string
   /** max data age in hours before trust_verified turns false */
   maxAgeHours: number
+  /** national OOS averages shown beside the rates (config; defaults when absent) */
+  nationalAverages?: NationalAverages
   now: number
 }
 
@@ -144,7 +147,7 @@ export function getCompanyRecord(
   const c = findCensusRow(census, dot)
   const lic = getLicensing(view, dot, deps.today)
   if (!c && !lic) return null
-  const safetyFacts = getSafety(view, dot, deps.today)
+  const safetyFacts = getSafety(view, dot, deps.today, { nationalAverages: deps.nationalAverages })
 
   const roles = entityTypes({
     census: c,
