@@ -40,6 +40,14 @@ const ROLES: Record<string, string> = {
   'xe5s-wca7': 'change log of Motus InsHist',
   'dm5j-zc6c': 'change log of Motus AuthHist',
   'e67p-xyd5': 'change log of Motus RevokeSuspend',
+  'kjg3-diqy': 'SMS scope: private-only and passenger flags',
+  'rbkj-cgst': 'inspections (24 months): hazmat counts, fallback driver/vehicle counts',
+  '4wxs-vbns': 'crashes (24 months): fatal, injury, tow-away',
+  '4y6x-dmck': 'inspection totals, OOS inspections, BASIC measures (carrier operations A+B)',
+  'h9zy-gjn8': 'the same for intrastate non-hazmat carriers (operation C)',
+  'm3ry-qcip': 'passenger carriers: BASIC percentiles and alerts (A+B)',
+  'h3zn-uid9': 'passenger carriers: BASIC percentiles and alerts (C)',
+  'p2mt-9ige': 'out-of-service orders (active, rescinded)',
 }
 
 export interface SourceUrl {
