@@ -45,7 +45,10 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     if (err instanceof ConfigError) process.stderr.write(`configuration error:\n${err.message}\n`)
-    else process.stderr.write(`fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+    else
+      process.stderr.write(
+        `fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      )
     process.exitCode = 1
   },
 )

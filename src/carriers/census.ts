@@ -4,6 +4,7 @@
  * index and shared-contact counts.
  */
 import type { ActiveDataset } from '../db/datasets.ts'
+import { buildSearchIndex } from '../search/fts.ts'
 import { parseInWorker } from '../sync/parallel.ts'
 import * as N from '../sync/normalize.ts'
 import type { BuildContext, DatasetSpec } from '../sync/types.ts'
@@ -115,12 +116,8 @@ CREATE TABLE census_dockets (
 ) STRICT, WITHOUT ROWID;
 `
 
+// the name-search index (companies_fts_1..3, search_terms, search_prefixes) is built by search/fts.ts
 const POST_DDL = `
-CREATE VIRTUAL TABLE companies_fts USING fts5(
-  legal_name, dba_name, content='companies', content_rowid='dot_number',
-  tokenize='unicode61 remove_diacritics 2', prefix='2 3'
-);
-INSERT INTO companies_fts(companies_fts) VALUES ('rebuild');
 CREATE TABLE shared_contacts (kind TEXT NOT NULL, value TEXT NOT NULL, companies INTEGER NOT NULL,
   PRIMARY KEY (kind, value)) STRICT, WITHOUT ROWID;
 INSERT INTO shared_contacts SELECT 'phone', phone, count(*) FROM companies WHERE phone IS NOT NULL GROUP BY phone HAVING count(*) > 1;
@@ -266,6 +263,7 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
   const dupes = ctx.stats.notes['census.duplicate_dot_replaced'] ?? 0
   ctx.stats.rows -= dupes
   ctx.db.exec(POST_DDL)
+  buildSearchIndex(ctx.db)
 }
 
 let sampleKeys: Row | null = null

@@ -7,7 +7,12 @@ const PRIVATE_CLASSES = /^(PRIVATE PROPERTY|PRIVATE PASSENGER.*|PRIV\. PASS\..*)
 const FOR_HIRE = /(AUTHORIZED FOR HIRE|EXEMPT FOR HIRE)/
 
 export function censusClasses(row: CensusRow | null): string[] {
-  return row?.classdef ? row.classdef.split(';').map((s) => s.trim()).filter(Boolean) : []
+  return row?.classdef
+    ? row.classdef
+        .split(';')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : []
 }
 
 /** true when every census class is a private one (and there is at least one) */

@@ -24,7 +24,11 @@ export function toMetaJson(r: Pick<CompanyRecord, 'dataAsOf'>, m: MetaInput): Me
  * The record as the API returns it: identity keys at the top level (as in the reference's
  * example) and again in `identity`, every block present, null where nothing is on file.
  */
-export function toCarrierJson(r: CompanyRecord, m: MetaInput, crosscheck?: CrosscheckJson): CarrierJson {
+export function toCarrierJson(
+  r: CompanyRecord,
+  m: MetaInput,
+  crosscheck?: CrosscheckJson,
+): CarrierJson {
   return {
     dot_number: r.dot_number,
     mc_number: r.mc_number,

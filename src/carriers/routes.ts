@@ -2,9 +2,18 @@ import { Hono } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { AppEnv } from '../http/env.ts'
+import type { RouteDoc } from '../http/openapi.ts'
 import { parseOr } from '../http/validate.ts'
 import { rateLimitHeaders } from '../keys/usage.ts'
-import { billAndShape, CrosscheckQuery, DotParam, findRecord, notFoundForDot, peekUsage } from './lookup.ts'
+import {
+  billAndShape,
+  CrosscheckQuery,
+  DotParam,
+  findRecord,
+  notFoundForDot,
+  peekUsage,
+} from './lookup.ts'
+import { CarrierJson } from './schema.ts'
 
 /** GET /carrier/:dot — the verification record by USDOT number (1 call if found; 404 not billed). */
 export const carrierRoutes = (deps: Deps) =>
@@ -28,10 +37,67 @@ export const carrierRoutes = (deps: Deps) =>
         throw err
       }
       try {
-        const { json, usage } = await billAndShape(deps, caller, record, c.var.requestId, crosscheck)
+        const { json, usage } = await billAndShape(
+          deps,
+          caller,
+          record,
+          c.var.requestId,
+          crosscheck,
+        )
         return c.json(json, 200, rateLimitHeaders(usage, at))
       } catch (err) {
-        if (err instanceof AppError && err.code === 'quota_exceeded') deps.metrics.quotaRefusals.inc()
+        if (err instanceof AppError && err.code === 'quota_exceeded')
+          deps.metrics.quotaRefusals.inc()
         throw err
       }
     })
+
+/** OpenAPI entry of GET /v1/carrier/{dot}, built from the schemas that validate and shape it. */
+export const carrierDocs: readonly RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/v1/carrier/{dot}',
+    operationId: 'getCarrier',
+    summary: 'Get a carrier or broker by USDOT number',
+    description:
+      'The company verification record: identity (top level and `identity`), contact, authority, insurance, fleet, safety, trust (Trust Score with its gates and factors), reviews and meta; with `?crosscheck=true` also a `crosscheck` block compared against the regulator. A value not on file is null.',
+    tags: ['companies'],
+    auth: true,
+    billing: 'one call when found; a 404 is not billed.',
+    params: [
+      {
+        name: 'dot',
+        in: 'path',
+        required: true,
+        description: 'USDOT number: 1 to 8 digits, not 0',
+        schema: DotParam,
+        example: '344554',
+      },
+      {
+        name: 'crosscheck',
+        in: 'query',
+        required: false,
+        description:
+          '`true` also asks the regulator (QCMobile) and adds a `crosscheck` block; a regulator outage never fails the lookup',
+        schema: CrosscheckQuery,
+      },
+    ],
+    responses: {
+      200: {
+        description: 'The record',
+        schema: CarrierJson,
+        name: 'CarrierRecord',
+        rateLimited: true,
+      },
+    },
+    errors: [
+      'invalid_dot',
+      'invalid_request',
+      'unauthorized',
+      'payment_required',
+      'not_found',
+      'quota_exceeded',
+      'dataset_unavailable',
+    ],
+  },
+]

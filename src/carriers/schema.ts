@@ -5,7 +5,10 @@
  */
 import { z } from 'zod'
 
-const date = z.string().regex(/^\d{4}-\d{2}-\d{2}$/).nullable()
+const date = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/)
+  .nullable()
 const letter = z.enum(['A', 'I', 'N']).nullable()
 
 export const EntityType = z.enum(['broker', 'carrier', 'forwarder', 'private'])

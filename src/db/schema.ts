@@ -48,7 +48,10 @@ export const subscriptions = sqliteTable(
   },
   (t) => [
     index('subscriptions_account').on(t.accountId, t.endedAt),
-    check('subscriptions_plan', sql`${t.plan} IN ('free','starter','professional','scale','enterprise')`),
+    check(
+      'subscriptions_plan',
+      sql`${t.plan} IN ('free','starter','professional','scale','enterprise')`,
+    ),
     check('subscriptions_interval', sql`${t.interval} IN ('none','monthly','yearly')`),
     check('subscriptions_status', sql`${t.status} IN ('active','canceled','past_due','none')`),
   ],
@@ -283,7 +286,10 @@ export const watchlist = sqliteTable(
     note: text(),
     createdAt: ts().notNull(),
   },
-  (t) => [primaryKey({ columns: [t.accountId, t.dotNumber] }), index('watchlist_dot').on(t.dotNumber)],
+  (t) => [
+    primaryKey({ columns: [t.accountId, t.dotNumber] }),
+    index('watchlist_dot').on(t.dotNumber),
+  ],
 )
 
 /** Snapshot of watched facts per USDOT at the last comparison, to diff against the next version. */

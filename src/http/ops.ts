@@ -1,7 +1,9 @@
 import { Hono } from 'hono'
+import { z } from 'zod'
 import type { Deps } from '../deps.ts'
 import { DATASET_NAMES } from '../sync/types.ts'
 import type { AppEnv } from './env.ts'
+import type { RouteDoc } from './openapi.ts'
 
 /** Operational routes, no key: liveness, readiness, Prometheus metrics. */
 export const opsRoutes = (deps: Deps) =>
@@ -48,3 +50,52 @@ function appDbWritable(deps: Deps): boolean {
     return false
   }
 }
+
+/** Body of GET /healthz. */
+export const HealthzJson = z.object({ status: z.literal('ok') })
+/** Body of GET /readyz (200 ready, 503 not_ready). */
+export const ReadyzJson = z.object({
+  status: z.enum(['ready', 'not_ready']),
+  checks: z.object({ dataset: z.boolean(), app_db: z.boolean() }),
+})
+
+/** OpenAPI entries of the operational routes. */
+export const opsDocs: readonly RouteDoc[] = [
+  {
+    method: 'get',
+    path: '/healthz',
+    operationId: 'healthz',
+    summary: 'Liveness',
+    description: 'The process is up.',
+    tags: ['operations'],
+    auth: false,
+    responses: { 200: { description: 'Alive', schema: HealthzJson, name: 'Healthz' } },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/readyz',
+    operationId: 'readyz',
+    summary: 'Readiness',
+    description:
+      'A dataset is loaded and app.db is writable (503 `not_ready` otherwise, same body).',
+    tags: ['operations'],
+    auth: false,
+    responses: {
+      200: { description: 'Ready', schema: ReadyzJson, name: 'Readyz' },
+      503: { description: 'Not ready', schema: ReadyzJson, name: 'Readyz' },
+    },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    operationId: 'metrics',
+    summary: 'Prometheus metrics',
+    description: 'Prometheus text exposition format; no per-key labels.',
+    tags: ['operations'],
+    auth: false,
+    responses: { 200: { description: 'Metrics', contentType: 'text/plain' } },
+    errors: [],
+  },
+]

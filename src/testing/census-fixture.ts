@@ -12,7 +12,10 @@ export function censusLine(fields: CensusFields & { DOT_NUMBER: string }): strin
 }
 
 /** A plausible active for-hire carrier; override any column. */
-export function carrierRow(dot: number, over: CensusFields = {}): CensusFields & { DOT_NUMBER: string } {
+export function carrierRow(
+  dot: number,
+  over: CensusFields = {},
+): CensusFields & { DOT_NUMBER: string } {
   return {
     MCS150_DATE: '20250429',
     ADD_DATE: '19990221',
@@ -55,6 +58,13 @@ export function carrierRow(dot: number, over: CensusFields = {}): CensusFields &
 }
 
 /** Writes a census CSV (header + lines); extra raw lines are appended verbatim (for malformed rows). */
-export function writeCensus(path: string, rows: (CensusFields & { DOT_NUMBER: string })[], rawLines: string[] = []): void {
-  writeFileSync(path, [CENSUS_COLUMNS.join(','), ...rows.map(censusLine), ...rawLines].join('\n') + '\n')
+export function writeCensus(
+  path: string,
+  rows: (CensusFields & { DOT_NUMBER: string })[],
+  rawLines: string[] = [],
+): void {
+  writeFileSync(
+    path,
+    [CENSUS_COLUMNS.join(','), ...rows.map(censusLine), ...rawLines].join('\n') + '\n',
+  )
 }

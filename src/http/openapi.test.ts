@@ -1,0 +1,256 @@
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { z } from 'zod'
+import { ROUTE_DOCS } from '../app.ts'
+import { errorCodes } from '../errors.ts'
+import { createTestContext, type TestContext } from '../testing/context.ts'
+import { DOCS_ASSETS } from './docs.ts'
+import { buildOpenApi, toOpenApiPath, type RouteDoc } from './openapi.ts'
+
+type Json = Record<string, unknown>
+
+let ctx: TestContext
+let doc: Json
+beforeAll(async () => {
+  ctx = await createTestContext({ env: { PUBLIC_URL: 'https://verify.example.test' } })
+  doc = (await (await ctx.get('/openapi.json')).json()) as Json
+})
+afterAll(() => ctx.close())
+
+const paths = () => doc.paths as Record<string, Record<string, Json>>
+const operations = () =>
+  Object.entries(paths()).flatMap(([path, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ path, method, op })),
+  )
+
+describe('GET /openapi.json', () => {
+  test('OpenAPI 3.1 with info, servers from PUBLIC_URL and the bearer scheme; no key needed', async () => {
+    const res = await ctx.get('/openapi.json')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(doc).toMatchObject({
+      openapi: '3.1.0',
+      info: { title: 'Carrier and Broker Verification API', version: expect.any(String) },
+      servers: [{ url: 'https://verify.example.test' }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    })
+    expect((doc.info as Json).description).toMatch(/\/api\/v1/)
+  })
+
+  test('is the document built from ROUTE_DOCS', () => {
+    expect(doc).toEqual(
+      JSON.parse(
+        JSON.stringify(
+          buildOpenApi(ROUTE_DOCS, {
+            publicUrl: 'https://verify.example.test',
+            version: (doc.info as { version: string }).version,
+          }),
+        ),
+      ),
+    )
+  })
+
+  test('every mounted route is documented and every documented route is mounted', () => {
+    const documented = new Set(ROUTE_DOCS.map((r) => `${r.method.toUpperCase()} ${r.path}`))
+    // routes that only exist to answer 400 for a missing path parameter (`/v1/carrier`, `/v1/carrier/`)
+    const paramParents = new Set(
+      ROUTE_DOCS.filter((r) => /\/\{[^}]+\}$/.test(r.path))
+        .map((r) => `${r.method.toUpperCase()} ${r.path.replace(/\/\{[^}]+\}$/, '')}`)
+        .filter((k) => !documented.has(k)),
+    )
+    const mounted = new Set<string>()
+    const alias = new Set<string>()
+    for (const r of ctx.app.routes) {
+      if (r.method === 'ALL') continue
+      const path = toOpenApiPath(r.path).replace(/(.)\/$/, '$1')
+      const key = `${r.method} ${path}`
+      if (path.startsWith('/api/v1/')) {
+        alias.add(key.replace(' /api/v1/', ' /v1/'))
+        continue
+      }
+      if (paramParents.has(key)) continue
+      mounted.add(key)
+    }
+    expect([...mounted].sort()).toEqual([...documented].sort())
+    // /api/v1 serves exactly the /v1 routes
+    const v1 = [...mounted].filter((k) => k.includes(' /v1/'))
+    const aliasOnly = [...alias].filter((k) => !paramParents.has(k))
+    expect(aliasOnly.sort()).toEqual(v1.sort())
+  })
+
+  test('every API operation needs the key; operational ones do not', () => {
+    for (const { path, op } of operations()) {
+      const security = op.security as unknown[]
+      if (path.startsWith('/v1/')) expect(security, path).toEqual([{ bearer: [] }])
+      else expect(security, path).toEqual([])
+    }
+  })
+
+  test('operation ids are unique; error responses use the Error schema and list their codes', () => {
+    const ids = operations().map(({ op }) => op.operationId)
+    expect(new Set(ids).size).toBe(ids.length)
+    for (const { path, op } of operations()) {
+      for (const [status, res] of Object.entries(op.responses as Record<string, Json>)) {
+        if (Number(status) < 400 || path === '/readyz') continue
+        expect(res, `${path} ${status}`).toMatchObject({
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        })
+        const codes = Object.entries(errorCodes).filter(([, v]) => String(v.status) === status)
+        expect(codes.some(([c]) => String(res.description).includes(`\`${c}\``))).toBe(true)
+      }
+    }
+  })
+
+  test('the API routes document 401, 402, 429 and 503; billed ones their RateLimit headers', () => {
+    for (const { path, op } of operations()) {
+      if (!path.startsWith('/v1/')) continue
+      const responses = op.responses as Record<string, Json>
+      for (const s of ['200', '401', '402', '429', '503'])
+        expect(responses[s], `${path} ${s}`).toBeDefined()
+      expect(Object.keys(responses['200']?.headers as Json)).toEqual(
+        expect.arrayContaining([
+          'X-Request-Id',
+          'RateLimit-Limit',
+          'RateLimit-Remaining',
+          'RateLimit-Reset',
+        ]),
+      )
+      expect(Object.keys(responses['429']?.headers as Json)).toContain('Retry-After')
+    }
+    expect(paths()['/v1/verify']?.post?.responses).toHaveProperty('413')
+    expect(paths()['/v1/verify']?.post?.responses).toHaveProperty('415')
+  })
+
+  test('every $ref resolves and no embedded schema carries $schema or $id', () => {
+    const refs: string[] = []
+    const walk = (o: unknown, at: string) => {
+      if (Array.isArray(o)) o.forEach((x, i) => walk(x, `${at}[${i}]`))
+      else if (o && typeof o === 'object')
+        for (const [k, v] of Object.entries(o)) {
+          if (k === '$ref' && typeof v === 'string') refs.push(v)
+          if (k === '$schema' || k === '$id') throw new Error(`${k} at ${at}`)
+          walk(v, `${at}.${k}`)
+        }
+    }
+    walk(doc.paths, 'paths')
+    walk(doc.components, 'components')
+    for (const ref of refs) {
+      const target = ref
+        .replace(/^#\//, '')
+        .split('/')
+        .reduce<unknown>((o, k) => (o as Json | undefined)?.[k], doc)
+      expect(target, ref).toBeTypeOf('object')
+    }
+    expect(refs.length).toBeGreaterThan(10)
+  })
+
+  test('request schemas come from the validating schemas (query, path and body)', () => {
+    const search = paths()['/v1/search']?.get
+    const params = (search?.parameters as Json[]).map((p) => [p.name, p.required])
+    expect(params).toEqual([
+      ['q', true],
+      ['state', false],
+      ['country', false],
+      ['entity_type', false],
+      ['status', false],
+      ['limit', false],
+      ['cursor', false],
+    ])
+    const schemas = (doc.components as { schemas: Record<string, Json> }).schemas
+    expect(schemas.VerifyRequest).toMatchObject({ anyOf: expect.any(Array) })
+    expect(JSON.stringify(schemas.VerifyRequest)).toContain('"maxItems":100')
+    const broker = paths()['/v1/broker/{mc}']?.get
+    expect((broker?.parameters as Json[])[0]).toMatchObject({
+      name: 'mc',
+      in: 'path',
+      required: true,
+    })
+  })
+})
+
+describe('buildOpenApi guards', () => {
+  const route = (over: Partial<RouteDoc>): RouteDoc => ({
+    method: 'get',
+    path: '/x',
+    operationId: 'x',
+    summary: 'x',
+    description: 'x',
+    tags: ['operations'],
+    auth: false,
+    responses: { 200: { description: 'ok' } },
+    errors: [],
+    ...over,
+  })
+  test('two schemas with one name, or one route twice, throw', () => {
+    const a = z.object({ a: z.string() })
+    const b = z.object({ b: z.string() })
+    expect(() =>
+      buildOpenApi(
+        [
+          route({ responses: { 200: { description: 'a', schema: a, name: 'Same' } } }),
+          route({
+            path: '/y',
+            operationId: 'y',
+            responses: { 200: { description: 'b', schema: b, name: 'Same' } },
+          }),
+        ],
+        { publicUrl: 'http://t', version: '1' },
+      ),
+    ).toThrow(/named Same/)
+    expect(() =>
+      buildOpenApi([route({}), route({})], { publicUrl: 'http://t', version: '1' }),
+    ).toThrow(/documented twice/)
+  })
+
+  test('toOpenApiPath', () => {
+    expect(toOpenApiPath('/v1/carrier/:dot')).toBe('/v1/carrier/{dot}')
+    expect(toOpenApiPath('/docs/:file')).toBe('/docs/{file}')
+  })
+})
+
+describe('GET /docs', () => {
+  test('an HTML page whose every asset is local (no CDN), with a strict CSP', async () => {
+    const res = await ctx.get('/docs')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/)
+    expect(res.headers.get('content-security-policy')).toMatch(/default-src 'self'/)
+    const html = await res.text()
+    expect(html).not.toMatch(/https?:\/\//)
+    const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1] ?? '')
+    expect(refs).toEqual(
+      expect.arrayContaining([
+        '/docs/swagger-ui.css',
+        '/docs/swagger-ui-bundle.js',
+        '/docs/init.js',
+      ]),
+    )
+    for (const ref of refs) {
+      const a = await ctx.get(ref)
+      expect(a.status, ref).toBe(200)
+      expect((await a.arrayBuffer()).byteLength, ref).toBeGreaterThan(0)
+    }
+  })
+
+  test('assets carry their media types; the initializer points at /openapi.json, no validator', async () => {
+    for (const [file, type] of Object.entries(DOCS_ASSETS))
+      expect((await ctx.get(`/docs/${file}`)).headers.get('content-type'), file).toBe(type)
+    const init = await (await ctx.get('/docs/init.js')).text()
+    expect(init).toContain("url: '/openapi.json'")
+    expect(init).toContain('validatorUrl: null')
+    expect((await (await ctx.get('/docs/swagger-ui-bundle.js')).text()).length).toBeGreaterThan(
+      100_000,
+    )
+  })
+
+  test('anything else under /docs → 404 JSON (no file system access outside the list)', async () => {
+    for (const p of [
+      '/docs/package.json',
+      '/docs/..%2Fpackage.json',
+      '/docs/swagger-ui.js.map',
+      '/docs/index.html',
+    ]) {
+      const res = await ctx.get(p)
+      expect(res.status, p).toBe(404)
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/)
+    }
+  })
+})

@@ -1,0 +1,190 @@
+/**
+ * Name-search latency at scale (DESIGN.md §7: name search over the full census, p99 ≤ 25 ms).
+ *
+ *   npx tsx bench/generate.ts --out data/bench --census-rows 500000 --only az4n-8mr2
+ *   npx tsx src/search/bench.ts --dir data/bench [--data /tmp/cvk-search-bench] [--per-kind 300]
+ *
+ * Imports the census from --dir into --data (skipped when --data already has it), then times
+ * GET /v1/search end to end (auth, metering, JSON) for a mix of queries: common words, type-ahead
+ * keystrokes of real names, whole names, filters, USDOT/docket lookups and the deepest page.
+ * Prints one line per kind and a JSON summary on stdout. Not a test: no assertion on timings.
+ */
+import { existsSync, mkdirSync } from 'node:fs'
+import { parseArgs } from 'node:util'
+import { createApp } from '../app.ts'
+import { loadConfig } from '../config.ts'
+import { createDeps, pipelineDeps } from '../deps.ts'
+import { createAccount } from '../keys/accounts.ts'
+import { createKey } from '../keys/keys.ts'
+import { silentLogger } from '../log.ts'
+import { importDir } from '../sync/pipeline.ts'
+
+const { values } = parseArgs({
+  options: {
+    dir: { type: 'string', default: 'data/bench' },
+    data: { type: 'string', default: '/tmp/cvk-search-bench' },
+    'per-kind': { type: 'string', default: '300' },
+    seed: { type: 'string', default: '7' },
+  },
+  strict: true,
+})
+const perKind = Number(values['per-kind'])
+let seed = Number(values.seed)
+const random = () => {
+  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+  return seed / 2 ** 31
+}
+const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T
+
+mkdirSync(values.data, { recursive: true })
+const config = loadConfig({
+  DATA_DIR: values.data,
+  SYNC_ENABLED: 'false',
+  LOG_LEVEL: 'silent',
+  SAMPLE_DATA_DIR: `${values.data}/no-sample`,
+})
+const deps = createDeps(config, { log: silentLogger() })
+if (!deps.datasets.get('census', 'live')) {
+  if (!existsSync(values.dir)) throw new Error(`no ${values.dir}: run bench/generate.ts first`)
+  const started = performance.now()
+  const results = await importDir(pipelineDeps(deps), values.dir, {
+    channel: 'live',
+    trigger: 'import',
+    signal: AbortSignal.timeout(3_600_000),
+    only: ['census'],
+  })
+  process.stderr.write(
+    `census import: ${((performance.now() - started) / 1000).toFixed(1)} s ${JSON.stringify(results.map((r) => r.status))}\n`,
+  )
+}
+const census = deps.datasets.get('census', 'live')
+if (!census) throw new Error('census import failed')
+const rows = (census.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }).n
+
+const app = createApp(deps)
+const now = deps.clock().getTime()
+const account = createAccount(deps.db, { name: 'bench', plan: 'scale' }, now)
+const secret = createKey(deps.db, { accountId: account.id, mode: 'live' }, now).secret
+const headers = { authorization: `Bearer ${secret}` }
+
+// real names and identifiers from the data, spread over the USDOT range
+const sample = census.db
+  .prepare(
+    `SELECT legal_name, dot_number FROM companies WHERE legal_name IS NOT NULL
+     AND dot_number % 97 = 0 LIMIT 20000`,
+  )
+  .all() as { legal_name: string; dot_number: number }[]
+const dockets = census.db
+  .prepare('SELECT prefix, number FROM census_dockets WHERE number % 13 = 0 LIMIT 5000')
+  .all() as { prefix: string; number: number }[]
+const enc = encodeURIComponent
+const COMMON = [
+  'TRUCKING',
+  'TRANSPORT',
+  'LLC',
+  'INC',
+  'EXPRESS',
+  'FREIGHT',
+  'LOGISTICS',
+  'CO',
+  'SONS',
+  'TRUCKING LLC',
+  'TR',
+  'TRA',
+  'TRAN',
+  'TRANS',
+  'LO',
+  'LOG',
+]
+
+const kinds: Record<string, () => string> = {
+  'common word': () => `q=${enc(pick(COMMON))}`,
+  'type-ahead keystroke': () => {
+    const name = pick(sample).legal_name
+    const n = 2 + Math.floor(random() * Math.max(1, Math.min(name.length, 30) - 1))
+    return `q=${enc(name.slice(0, n))}`
+  },
+  'whole name': () => `q=${enc(pick(sample).legal_name.slice(0, 100))}`,
+  'common word + filter': () =>
+    `q=${enc(pick(COMMON))}&${pick(['state=TX', 'state=WY', 'status=inactive', 'country=CA', 'entity_type=carrier', 'entity_type=private'])}`,
+  'usdot or docket': () => {
+    if (random() < 0.5) return `q=${pick(sample).dot_number}`
+    const d = pick(dockets)
+    return `q=${d.prefix}-${d.number}`
+  },
+  'no match': () => `q=${enc(`ZQX${Math.floor(random() * 1e6)}`)}`,
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN
+}
+
+async function time(qs: string): Promise<number> {
+  const t = performance.now()
+  const res = await app.request(`/v1/search?${qs}`, { headers })
+  await res.arrayBuffer()
+  if (res.status !== 200) throw new Error(`${qs} → ${res.status}`)
+  return performance.now() - t
+}
+
+// warm the statement caches and the page cache a little, as a running server would be
+for (let i = 0; i < 50; i++) await time(kinds['type-ahead keystroke']?.() ?? 'q=ab')
+
+const summary: Record<string, { n: number; p50: number; p95: number; p99: number; max: number }> =
+  {}
+const all: number[] = []
+for (const [kind, make] of Object.entries(kinds)) {
+  const ms: number[] = []
+  for (let i = 0; i < perKind; i++) ms.push(await time(make()))
+  ms.sort((a, b) => a - b)
+  all.push(...ms)
+  summary[kind] = {
+    n: ms.length,
+    p50: percentile(ms, 50),
+    p95: percentile(ms, 95),
+    p99: percentile(ms, 99),
+    max: ms.at(-1) ?? NaN,
+  }
+}
+// the deepest page a cursor reaches (offset 1000)
+{
+  let cursor: string | null = null
+  const ms: number[] = []
+  for (let page = 0; page < 21; page++) {
+    const t = performance.now()
+    const res = await app.request(
+      `/v1/search?q=TRUCKING&limit=50${cursor ? `&cursor=${cursor}` : ''}`,
+      { headers },
+    )
+    const body = (await res.json()) as { next_cursor: string | null }
+    ms.push(performance.now() - t)
+    cursor = body.next_cursor
+    if (!cursor) break
+  }
+  ms.sort((a, b) => a - b)
+  summary['paging to offset 1000 (limit 50)'] = {
+    n: ms.length,
+    p50: percentile(ms, 50),
+    p95: percentile(ms, 95),
+    p99: percentile(ms, 99),
+    max: ms.at(-1) ?? NaN,
+  }
+}
+all.sort((a, b) => a - b)
+summary.overall = {
+  n: all.length,
+  p50: percentile(all, 50),
+  p95: percentile(all, 95),
+  p99: percentile(all, 99),
+  max: all.at(-1) ?? NaN,
+}
+
+const f = (x: number) => x.toFixed(2).padStart(7)
+process.stderr.write(`GET /v1/search over ${rows.toLocaleString('en-US')} census rows (ms)\n`)
+process.stderr.write(`${'kind'.padEnd(36)}      n     p50     p95     p99     max\n`)
+for (const [k, s] of Object.entries(summary))
+  process.stderr.write(
+    `${k.padEnd(36)} ${String(s.n).padStart(6)} ${f(s.p50)} ${f(s.p95)} ${f(s.p99)} ${f(s.max)}\n`,
+  )
+process.stdout.write(`${JSON.stringify({ rows, summary })}\n`)
+deps.close()

@@ -1,0 +1,92 @@
+import Database from 'better-sqlite3'
+import { describe, expect, test } from 'vitest'
+import { normalizeName, queryWords, toFtsQuery } from './fts.ts'
+
+const none = () => []
+const COLS = '{legal_name dba_name}'
+
+describe('toFtsQuery: user text is never FTS syntax', () => {
+  test('every word is a quoted phrase; the last one matches itself or its expansions', () => {
+    expect(toFtsQuery('acme tr', none)).toBe(`${COLS} : ("acme" AND "tr")`)
+    expect(toFtsQuery('ACME TRU', () => ['truck', 'trucking'])).toBe(
+      `${COLS} : ("ACME" AND ("tru" OR "truck" OR "trucking"))`,
+    )
+    // the expansion already holding the word does not repeat it
+    expect(toFtsQuery('acme truck', () => ['trucking', 'truck'])).toBe(
+      `${COLS} : ("acme" AND ("truck" OR "trucking"))`,
+    )
+  })
+
+  test.each([
+    ['AND', `${COLS} : ("and")`],
+    ['acme OR', `${COLS} : ("acme" AND "or")`],
+    ['NEAR(acme', `${COLS} : ("near acme")`],
+    ['a"b"c', `${COLS} : ("a b c")`],
+    ['legal_name:acme', `${COLS} : ("legal name acme")`],
+    ['acme* -x', `${COLS} : ("acme*" AND "x")`],
+  ])('%s stays text', (q, expected) => {
+    expect(toFtsQuery(q, none)).toBe(expected)
+  })
+
+  test('the prefix is folded before expansion: accents and case do not matter', () => {
+    const seen: string[] = []
+    toFtsQuery('ÉLIT', (p) => (seen.push(p), []))
+    toFtsQuery('Acmé T', (p) => (seen.push(p), []))
+    expect(seen).toEqual(['elit', 't'])
+  })
+
+  test("a letter NFKD cannot fold (ł, ø) uses FTS5's own prefix matching", () => {
+    expect(toFtsQuery('łódź', () => ['never'])).toBe(`${COLS} : ("łódź"*)`)
+  })
+
+  test('a punctuated last word keeps its head in the phrase', () => {
+    expect(toFtsQuery("o'brie", () => ['brien'])).toBe(`${COLS} : (("o brie" OR "o brien"))`)
+    expect(toFtsQuery('at&t', () => ['trucking'])).toBe(`${COLS} : (("at t" OR "at trucking"))`)
+  })
+
+  test('words without letters or digits are ignored; nothing left → null', () => {
+    expect(queryWords('acme & - trucking')).toEqual(['acme', 'trucking'])
+    expect(toFtsQuery('& - "', none)).toBeNull()
+    expect(toFtsQuery('acme & -', none)).toBe(`${COLS} : ("acme")`)
+    expect(queryWords('a b c d e f g h i j')).toHaveLength(8)
+  })
+
+  test('every generated query is valid FTS5 for hostile input', () => {
+    const db = new Database(':memory:')
+    db.exec(
+      "CREATE VIRTUAL TABLE companies_fts USING fts5(legal_name, dba_name, tags, tokenize='unicode61 remove_diacritics 2')",
+    )
+    db.prepare('INSERT INTO companies_fts VALUES (?, ?, ?)').run('ACME TRUCKING', null, 'sttx')
+    const stmt = db.prepare('SELECT rowid FROM companies_fts WHERE companies_fts MATCH ?')
+    for (const q of [
+      'AND',
+      'OR acme',
+      'NOT acme',
+      'NEAR(acme trucking, 2)',
+      'acme*',
+      '*',
+      '^acme',
+      '"acme',
+      'acme"',
+      '""',
+      '{legal_name}: acme',
+      'legal_name : acme',
+      'acme + trucking',
+      '(acme)',
+      'acme) OR (x',
+      '\u0000acme',
+      'ａｃｍｅ',
+      'ACMÉ',
+      '🚚 acme',
+    ]) {
+      const m = toFtsQuery(q, (p) => [p])
+      if (m !== null) expect(() => stmt.all(m), q).not.toThrow()
+    }
+    db.close()
+  })
+})
+
+test('normalizeName folds accents, case and punctuation', () => {
+  expect(normalizeName('  Acmé  Trucking, L.L.C. ')).toBe('ACME TRUCKING L L C')
+  expect(normalizeName("O'Brien & Sons")).toBe('O BRIEN SONS')
+})

@@ -1,0 +1,222 @@
+/**
+ * The name-search index in the census dataset file and the FTS5 query builder.
+ *
+ * Ranking at scale (4.5 M names): bm25() counts every row that matches each phrase, and an FTS5
+ * prefix query (`truck*`) merges the whole doclist of every term it covers before returning a
+ * row, so neither is bounded for a common word. Instead:
+ * - Names are indexed in three FTS5 tables by *static tier*: active companies holding a docket,
+ *   other active companies, inactive ones. A query reads the tiers in that order with `LIMIT`, so
+ *   it takes the best-tier matches first and stops as soon as it has enough (FTS5 returns rows
+ *   in rowid = USDOT order without scoring them). Each table is external-content over a view of
+ *   `companies`, so the build reads the census once per tier in USDOT order and copies no text.
+ * - The trailing prefix of a query is expanded to its most frequent terms (`search_prefixes` for
+ *   1–3 characters, a range of `search_terms` beyond) and matched as an OR of whole terms, which
+ *   FTS5 merges lazily. No FTS5 prefix index is needed, which keeps the build cheap.
+ * - State and country filters are tokens of a `tags` column, intersected inside FTS5; the status
+ *   filter picks tiers.
+ * The query layer then scores that bounded candidate set (query.ts).
+ */
+import type { ActiveDataset } from '../db/datasets.ts'
+import type { Sqlite } from '../db/open.ts'
+
+/** Most words of a query that reach FTS5. */
+export const MAX_QUERY_WORDS = 8
+/** Most terms a trailing prefix expands to (the most frequent first) when it is the only word. */
+export const MAX_PREFIX_TERMS = 64
+/** ... and after other words, which already narrow the match (each OR branch costs a seek). */
+export const MAX_PREFIX_TERMS_AFTER_WORDS = 16
+/** Prefixes up to this length have their top terms precomputed in search_prefixes. */
+const SHORT_PREFIX = 3
+
+/** Static tiers, best first: which companies each FTS5 table holds. */
+export const TIERS = [
+  {
+    table: 'companies_fts_1',
+    view: 'search_tier_1',
+    active: true,
+    where: "status_code IS 'A' AND dockets IS NOT NULL",
+  },
+  {
+    table: 'companies_fts_2',
+    view: 'search_tier_2',
+    active: true,
+    where: "status_code IS 'A' AND dockets IS NULL",
+  },
+  {
+    table: 'companies_fts_3',
+    view: 'search_tier_3',
+    active: false,
+    where: "status_code IS NOT 'A'",
+  },
+] as const
+export type Tier = (typeof TIERS)[number]
+
+const tierDdl = (t: Tier) => `
+CREATE VIEW ${t.view} AS
+  SELECT dot_number, legal_name, dba_name,
+    trim(
+      CASE WHEN phy_state GLOB '[A-Za-z][A-Za-z]' THEN 'st' || lower(phy_state) ELSE '' END || ' ' ||
+      CASE WHEN phy_country GLOB '[A-Za-z][A-Za-z]' THEN 'ct' || lower(phy_country) ELSE '' END
+    ) AS tags
+  FROM companies WHERE (legal_name IS NOT NULL OR dba_name IS NOT NULL) AND ${t.where};
+CREATE VIRTUAL TABLE ${t.table} USING fts5(
+  legal_name, dba_name, tags, content='${t.view}', content_rowid='dot_number',
+  tokenize='unicode61 remove_diacritics 2', columnsize=0
+);
+INSERT INTO ${t.table}(${t.table}) VALUES ('rebuild');
+INSERT INTO ${t.table}(${t.table}) VALUES ('optimize');
+CREATE VIRTUAL TABLE temp.${t.table}_vocab USING fts5vocab(main, ${t.table}, col);`
+
+const SEARCH_DDL = `${TIERS.map(tierDdl).join('\n')}
+CREATE TABLE search_terms (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) STRICT, WITHOUT ROWID;
+INSERT INTO search_terms
+  SELECT term, sum(doc) FROM (${TIERS.map((t) => `SELECT term, doc, col FROM temp.${t.table}_vocab`).join(' UNION ALL ')})
+  WHERE col IN ('legal_name', 'dba_name') GROUP BY term;
+${TIERS.map((t) => `DROP TABLE temp.${t.table}_vocab;`).join('\n')}
+CREATE TABLE search_prefixes (
+  prefix TEXT NOT NULL, term TEXT NOT NULL, docs INTEGER NOT NULL, PRIMARY KEY (prefix, term)
+) STRICT, WITHOUT ROWID;
+${[1, 2, 3]
+  .map(
+    (n) => `INSERT INTO search_prefixes SELECT prefix, term, docs FROM (
+  SELECT substr(term, 1, ${n}) AS prefix, term, docs,
+    row_number() OVER (PARTITION BY substr(term, 1, ${n}) ORDER BY docs DESC, term) AS k
+  FROM search_terms WHERE length(term) >= ${n}
+) WHERE k <= ${MAX_PREFIX_TERMS};`,
+  )
+  .join('\n')}
+`
+
+/**
+ * Builds the tier tables, search_terms and search_prefixes from a loaded `companies` table
+ * (census build, after the rows are in). The dataset file is never updated in place.
+ */
+export function buildSearchIndex(db: Sqlite): void {
+  db.exec(SEARCH_DDL)
+}
+
+const built = new WeakMap<ActiveDataset, boolean>()
+/** true when the census file has this search index (a file built by an older version has not). */
+export function hasSearchIndex(census: ActiveDataset): boolean {
+  let ok = built.get(census)
+  if (ok === undefined) {
+    const names = [...TIERS.map((t) => t.table), 'search_terms', 'search_prefixes']
+    const found = census
+      .stmt(
+        `SELECT count(*) AS n FROM sqlite_master WHERE name IN (${names.map(() => '?').join(', ')})`,
+      )
+      .get(...names) as { n: number }
+    ok = found.n === names.length
+    built.set(census, ok)
+  }
+  return ok
+}
+
+const PREFIX_SQL = `SELECT term FROM search_prefixes WHERE prefix = ?
+  ORDER BY docs DESC, term LIMIT ${MAX_PREFIX_TERMS}`
+const RANGE_SQL = `SELECT term FROM search_terms WHERE term >= ? AND term < ? || char(1114111)
+  ORDER BY docs DESC, term LIMIT ${MAX_PREFIX_TERMS}`
+
+/** The most frequent indexed terms starting with a folded prefix. */
+export function expandPrefix(census: ActiveDataset, prefix: string): string[] {
+  if (prefix.length <= SHORT_PREFIX)
+    return (census.stmt(PREFIX_SQL).all(prefix) as { term: string }[]).map((r) => r.term)
+  return (census.stmt(RANGE_SQL).all(prefix, prefix) as { term: string }[]).map((r) => r.term)
+}
+
+export interface NameCandidate {
+  dot_number: number
+  legal_name: string | null
+  dba_name: string | null
+  /** 0 = best static tier */
+  tier: number
+  active: boolean
+}
+
+const candidateSql = (t: Tier) => `WITH m AS MATERIALIZED (
+  SELECT rowid AS r FROM ${t.table} WHERE ${t.table} MATCH ? LIMIT ?
+)
+SELECT c.dot_number, c.legal_name, c.dba_name FROM m JOIN companies c ON c.dot_number = m.r`
+
+/**
+ * Up to `limit` companies matching an FTS5 expression, best static tier first (USDOT order
+ * within a tier). Only the tiers `status` allows are read, and reading stops at `limit`.
+ */
+export function nameCandidates(
+  census: ActiveDataset,
+  match: string,
+  limit: number,
+  status?: 'active' | 'inactive',
+): NameCandidate[] {
+  const out: NameCandidate[] = []
+  for (const [tier, t] of TIERS.entries()) {
+    if (out.length >= limit) break
+    if (status && t.active !== (status === 'active')) continue
+    const rows = census.stmt(candidateSql(t)).all(match, limit - out.length) as Omit<
+      NameCandidate,
+      'tier' | 'active'
+    >[]
+    for (const r of rows) out.push({ ...r, tier, active: t.active })
+  }
+  return out
+}
+
+/** Tag tokens of the `tags` column, for filters. */
+export const tag = {
+  state: (s: string) => `st${s.toLowerCase()}`,
+  country: (c: string) => `ct${c.toLowerCase()}`,
+}
+
+/** An FTS5 string literal: the text is a phrase, never syntax. */
+const phrase = (s: string) => `"${s.replaceAll('"', '""')}"`
+
+const HAS_TOKEN_CHAR = /[\p{L}\p{N}]/u
+
+/** Words of user text that carry at least one letter or digit (the others tokenize to nothing). */
+export function queryWords(text: string): string[] {
+  // control characters (NUL ends an FTS5 string early) separate words like spaces
+  return text
+    .replace(/\p{Cc}/gu, ' ')
+    .split(/\s+/)
+    .filter((w) => HAS_TOKEN_CHAR.test(w))
+    .slice(0, MAX_QUERY_WORDS)
+}
+
+/** Folding close to unicode61 `remove_diacritics 2`: accents off, lower case. */
+const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
+
+/**
+ * An FTS5 expression over legal and DBA names for user text, or null when it has no word.
+ * Every word is a quoted phrase (so `AND`, `NEAR(`, `*`, `"` and `:` are just text). The last
+ * word is a prefix, for type-ahead: `expand` gives its most frequent indexed terms and the word
+ * must match one of them (or itself); a letter that NFKD does not fold (ø, ł, ß) falls back to an
+ * FTS5 prefix query, which is slower but only ever covers rare terms.
+ */
+export function toFtsQuery(text: string, expand: (prefix: string) => string[]): string | null {
+  const words = queryWords(text)
+  const last = words.pop()
+  if (last === undefined) return null
+  const parts = words.map(phrase)
+  const subs = fold(last)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+  const final = subs.at(-1) ?? ''
+  if (!/^[a-z0-9]+$/.test(final)) parts.push(`${phrase(last)}*`)
+  else {
+    const head = subs.slice(0, -1).join(' ')
+    const terms = expand(final).slice(0, parts.length ? MAX_PREFIX_TERMS_AFTER_WORDS : undefined)
+    const options = [...new Set([final, ...terms])].map((t) => phrase(head ? `${head} ${t}` : t))
+    parts.push(options.length === 1 ? (options[0] ?? '') : `(${options.join(' OR ')})`)
+  }
+  return `{legal_name dba_name} : (${parts.join(' AND ')})`
+}
+
+/** A name folded for comparison: no accents, upper case, punctuation as single spaces. */
+export function normalizeName(s: string): string {
+  return s
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toUpperCase()
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim()
+}

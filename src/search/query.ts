@@ -1,0 +1,304 @@
+/**
+ * GET /v1/search: reads `q` as a USDOT number, a docket or a name, finds matching companies and
+ * returns one page of summaries (never full records). Exact USDOT and docket matches come first;
+ * name matches are ranked over a bounded candidate set (see fts.ts for why and how).
+ */
+import { createHash } from 'node:crypto'
+import { z } from 'zod'
+import { findCensusRow, type CensusRow } from '../carriers/census.ts'
+import { docketCandidates, parseIdentifier } from '../carriers/docket.ts'
+import { entityTypes } from '../carriers/entity.ts'
+import { EntityType } from '../carriers/schema.ts'
+import type { ActiveDataset, DataView } from '../db/datasets.ts'
+import { AppError } from '../errors.ts'
+import { getLicensing } from '../licensing/record.ts'
+import {
+  expandPrefix,
+  hasSearchIndex,
+  nameCandidates,
+  normalizeName,
+  tag,
+  toFtsQuery,
+} from './fts.ts'
+
+export const MAX_LIMIT = 50
+export const DEFAULT_LIMIT = 20
+export const MAX_OFFSET = 1000
+/** Name matches ranked per query: enough for every page a cursor can reach. */
+export const CANDIDATES = MAX_OFFSET + MAX_LIMIT
+/** Summaries built per request to check filters FTS5 cannot apply (entity_type). */
+export const MAX_EVALUATIONS = 200
+
+export const CompanySummaryJson = z.object({
+  dot_number: z.string(),
+  mc_number: z.string().nullable(),
+  legal_name: z.string().nullable(),
+  dba_name: z.string().nullable(),
+  entity_type: EntityType.nullable(),
+  status: z.enum(['active', 'inactive']).nullable().meta({ description: 'USDOT status (census)' }),
+  city: z.string().nullable(),
+  state: z.string().nullable(),
+  country: z.string().nullable(),
+  docket_numbers: z.array(z.string()),
+  match: z.enum(['dot', 'docket', 'name']).meta({
+    description:
+      'dot: q is this USDOT; docket: this company holds the docket in q; name: a name match',
+  }),
+  score: z
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .meta({ description: 'name matches only: relevance from 0 to 1 (1 = exact name, active)' }),
+})
+export type CompanySummaryJson = z.infer<typeof CompanySummaryJson>
+
+export interface SearchParams {
+  q: string
+  state?: string
+  country?: string
+  entity_type?: EntityType
+  status?: 'active' | 'inactive'
+  limit: number
+  offset: number
+  /** YYYY-MM-DD, for the licensing facts behind entity types and dockets */
+  today: string
+}
+
+export interface SearchPage {
+  results: CompanySummaryJson[]
+  /** offset of the next page, or null when this is the last one reachable */
+  nextOffset: number | null
+}
+
+const USDOT_FORM = /^(?:US\s*DOT|DOT)?\s*(?:NO\.?|#)?\s*0*(\d{1,8})$/i
+
+/** What `q` names besides a name: a USDOT, a docket, both (bare digits), or neither. */
+export function readSearchText(q: string): {
+  dot: number | null
+  docket: { prefix: string; number: number } | null
+  names: boolean
+} {
+  const t = q.trim()
+  const id = parseIdentifier(t)
+  const dotMatch = USDOT_FORM.exec(t)
+  const dot = dotMatch?.[1] && Number(dotMatch[1]) > 0 ? Number(dotMatch[1]) : null
+  const bareDigits = /^\d+$/.test(t)
+  if (id?.kind === 'usdot_suffix') return { dot: id.dot, docket: null, names: false }
+  if (id?.kind === 'docket')
+    return {
+      dot: bareDigits ? dot : null,
+      docket: { prefix: id.prefix, number: id.number },
+      names: bareDigits,
+    }
+  return { dot, docket: null, names: dot === null || bareDigits }
+}
+
+interface Entry {
+  dot: number
+  match: CompanySummaryJson['match']
+  score?: number
+  /** filters other than entity_type already applied (name matches: inside FTS5) */
+  filtered: boolean
+}
+
+/** Scores a name against the query (both normalized): exact > starts with > word start > other. */
+function nameScore(q: string, name: string | null): number {
+  if (!name) return 0
+  const n = normalizeName(name)
+  if (n === '') return 0
+  const cover = Math.min(1, q.length / n.length)
+  if (n === q) return 3 + cover
+  if (n.startsWith(q)) return 2 + cover
+  if (` ${n}`.includes(` ${q}`)) return 1 + cover
+  return cover
+}
+
+const MAX_SCORE = 4.5
+
+/** Relevance of a candidate: the better of its legal and DBA names, plus a bonus when active. */
+export function scoreCandidate(
+  qNorm: string,
+  legal: string | null,
+  dba: string | null,
+  active: boolean,
+): number {
+  const best = Math.max(nameScore(qNorm, legal), nameScore(qNorm, dba) * 0.95)
+  return Math.round(((best + (active ? 0.5 : 0)) / MAX_SCORE) * 1000) / 1000
+}
+
+/** Name matches, best first, bounded by CANDIDATES. */
+function nameMatches(census: ActiveDataset, p: SearchParams): Entry[] {
+  const match = toFtsQuery(p.q, (prefix) => expandPrefix(census, prefix))
+  if (match === null) return []
+  const tags = [p.state ? tag.state(p.state) : null, p.country ? tag.country(p.country) : null]
+    .filter((t): t is string => t !== null)
+    .map((t) => `"${t}"`)
+  const expr = tags.length ? `${match} AND tags : (${tags.join(' AND ')})` : match
+  const qNorm = normalizeName(p.q)
+  return nameCandidates(census, expr, CANDIDATES, p.status)
+    .map((r, i) => ({ r, i, score: scoreCandidate(qNorm, r.legal_name, r.dba_name, r.active) }))
+    .sort((a, b) => b.score - a.score || a.i - b.i)
+    .map(({ r, score }) => ({ dot: r.dot_number, match: 'name' as const, score, filtered: true }))
+}
+
+const statusOf = (c: CensusRow | null): 'active' | 'inactive' | null =>
+  c?.status_code === 'A' ? 'active' : c?.status_code === 'I' ? 'inactive' : null
+
+/**
+ * The summary of one company: identity from the census (licensing as fallback), entity type and
+ * dockets as the full record derives them. Null when no dataset knows the USDOT.
+ */
+export function summarize(
+  view: DataView,
+  today: string,
+  e: Pick<Entry, 'dot' | 'match' | 'score'>,
+): CompanySummaryJson | null {
+  const census = view.get('census')
+  const c = census ? findCensusRow(census, e.dot) : null
+  const lic = getLicensing(view, e.dot, today)
+  if (!c && !lic) return null
+  const roles = entityTypes({ census: c, roles: lic?.roles ?? null, privateOnly: null })
+  const censusDockets = c?.dockets
+    ? (JSON.parse(c.dockets) as string[]).map((d) => `${d.slice(0, 2)}-${d.slice(2)}`)
+    : []
+  const dockets = [...new Set([...(lic?.dockets ?? []), ...censusDockets])]
+  const address = lic?.physicalAddress ?? null
+  return {
+    dot_number: String(e.dot),
+    mc_number: lic?.mcNumber ?? dockets.find((d) => d.startsWith('MC-')) ?? null,
+    legal_name: c?.legal_name ?? lic?.legalName ?? null,
+    dba_name: c?.dba_name ?? lic?.dbaName ?? null,
+    entity_type: roles.primary,
+    status: statusOf(c),
+    city: c ? c.phy_city : (address?.city ?? null),
+    state: c ? c.phy_state : (address?.state ?? null),
+    country: c ? c.phy_country : (address?.country ?? null),
+    docket_numbers: dockets,
+    match: e.match,
+    ...(e.score === undefined ? {} : { score: e.score }),
+  }
+}
+
+function passes(s: CompanySummaryJson, p: SearchParams, filtered: boolean): boolean {
+  if (p.entity_type && s.entity_type !== p.entity_type) return false
+  if (filtered) return true
+  if (p.state && s.state?.toUpperCase() !== p.state) return false
+  if (p.country && s.country?.toUpperCase() !== p.country) return false
+  if (p.status && s.status !== p.status) return false
+  return true
+}
+
+/**
+ * One page of search results. Exact USDOT and docket matches first (active holders first), then
+ * name matches by relevance. `offset` is a position in that ranked list (what the cursor carries),
+ * so a page costs the same however deep it is. Work is bounded: at most CANDIDATES name rows are
+ * read and ranked, and at most MAX_EVALUATIONS summaries are built to check filters that FTS5
+ * cannot (entity_type, and every filter on exact matches); a page cut short by that budget has
+ * fewer than `limit` results and a next cursor.
+ * Throws 503 when no census is loaded.
+ */
+export function searchCompanies(view: DataView, p: SearchParams): SearchPage {
+  const census = view.get('census')
+  if (!census) throw new AppError('dataset_unavailable')
+  const intent = readSearchText(p.q)
+  const exact: Entry[] = []
+  const seen = new Set<number>()
+  const add = (e: Entry) => {
+    if (seen.has(e.dot)) return
+    seen.add(e.dot)
+    exact.push(e)
+  }
+  if (intent.dot !== null) add({ dot: intent.dot, match: 'dot', filtered: false })
+  if (intent.docket) {
+    const holders = docketCandidates(view, intent.docket.prefix, intent.docket.number)
+    const rank = (dot: number) => (findCensusRow(census, dot)?.status_code === 'A' ? 0 : 1)
+    const ordered = holders
+      .map((h, i) => ({ dot: h.dot, i, r: rank(h.dot) }))
+      .sort((a, b) => a.r - b.r || a.i - b.i)
+    for (const h of ordered) add({ dot: h.dot, match: 'docket', filtered: false })
+  }
+  if (intent.names && !hasSearchIndex(census))
+    throw new AppError(
+      'dataset_unavailable',
+      'Name search is not ready: the census in use was built without the search index; the next census sync builds it',
+    )
+  const names = intent.names ? nameMatches(census, p).filter((e) => !seen.has(e.dot)) : []
+  const list = [...exact, ...names]
+
+  let evaluations = 0
+  /** the entry's summary when it passes every filter, null when it does not, undefined = budget spent */
+  const accept = (e: Entry): CompanySummaryJson | null | undefined => {
+    if (e.filtered && p.entity_type === undefined) return summarize(view, p.today, e)
+    if (evaluations >= MAX_EVALUATIONS) return undefined
+    evaluations++
+    const s = summarize(view, p.today, e)
+    return s && passes(s, p, e.filtered) ? s : null
+  }
+  const results: CompanySummaryJson[] = []
+  let i = p.offset
+  let budgetSpent = false
+  for (; i < list.length && results.length < p.limit; i++) {
+    const s = accept(list[i] as Entry)
+    if (s === undefined) {
+      budgetSpent = true
+      break
+    }
+    if (s) results.push(s)
+  }
+  // is there a next page? look ahead (within the budget) for one more accepted entry
+  let next: number | null = null
+  if (budgetSpent) next = i
+  else
+    for (let j = i; j < list.length; j++) {
+      const e = list[j] as Entry
+      if (e.filtered && p.entity_type === undefined) {
+        next = j
+        break
+      }
+      const s = accept(e)
+      if (s === null) continue
+      next = j
+      break
+    }
+  return { results, nextOffset: next !== null && next <= MAX_OFFSET ? next : null }
+}
+
+const Cursor = z.object({
+  v: z.number().int(),
+  o: z.number().int().min(0).max(MAX_OFFSET),
+  h: z.string(),
+})
+
+/** A fingerprint of what the cursor pages through (query and filters, not the page size). */
+export function searchFingerprint(p: Omit<SearchParams, 'limit' | 'offset' | 'today'>): string {
+  const key = JSON.stringify([normalizeName(p.q), p.state, p.country, p.entity_type, p.status])
+  return createHash('sha256').update(key).digest('base64url').slice(0, 12)
+}
+
+/** Opaque cursor: base64url of {v: census version, o: offset, h: fingerprint}. */
+export const encodeCursor = (v: number, o: number, h: string) =>
+  Buffer.from(JSON.stringify({ v, o, h })).toString('base64url')
+
+/** The offset a cursor points at; 400 when it is malformed, stale or from another search. */
+export function decodeCursor(cursor: string, version: number, fingerprint: string): number {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))
+  } catch {
+    parsed = null
+  }
+  const c = Cursor.safeParse(parsed)
+  if (!c.success) throw new AppError('invalid_request', 'cursor: not a cursor from this API')
+  if (c.data.v !== version)
+    throw new AppError(
+      'invalid_request',
+      'cursor: the data changed since this cursor was issued; start the search again',
+    )
+  if (c.data.h !== fingerprint)
+    throw new AppError(
+      'invalid_request',
+      'cursor: it belongs to another search; send the same q and filters, or start again',
+    )
+  return c.data.o
+}
