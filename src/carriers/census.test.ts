@@ -5,13 +5,20 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { pipelineDeps } from '../deps.ts'
 import { importDir, runBuild } from '../sync/pipeline.ts'
 import { activeVersion } from '../sync/versions.ts'
-import { carrierRow, censusLine, writeCensus, type CensusFields } from '../testing/census-fixture.ts'
+import {
+  carrierRow,
+  censusLine,
+  writeCensus,
+  type CensusFields,
+} from '../testing/census-fixture.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { CENSUS_COLUMNS, censusDataset, findCensusRow } from './census.ts'
 
 /** The real census row of USDOT 344554 (data.transportation.gov, verified 2026-09-14). */
 function realRow(): CensusFields & { DOT_NUMBER: string } {
-  const raw = JSON.parse(readFileSync('test/fixtures/census/socrata_rows_usdot344554_verified_2026-09-14.json', 'utf8')) as Record<string, { row: Record<string, string> }>
+  const raw = JSON.parse(
+    readFileSync('test/fixtures/census/socrata_rows_usdot344554_verified_2026-09-14.json', 'utf8'),
+  ) as Record<string, { row: Record<string, string> }>
   const row = raw['az4n-8mr2_Company_Census_File']?.row ?? {}
   const byLower = new Map(CENSUS_COLUMNS.map((c) => [c.toLowerCase(), c]))
   const out: Record<string, string> = {}
@@ -30,8 +37,14 @@ beforeEach(async () => {
 })
 afterEach(() => ctx.close())
 
-const generated = (n: number, start = 2_000_000) => Array.from({ length: n }, (_, i) => carrierRow(start + i))
-const importLive = () => importDir(pipelineDeps(ctx.deps), dir, { channel: 'live', trigger: 'test', signal: AbortSignal.timeout(30_000) })
+const generated = (n: number, start = 2_000_000) =>
+  Array.from({ length: n }, (_, i) => carrierRow(start + i))
+const importLive = () =>
+  importDir(pipelineDeps(ctx.deps), dir, {
+    channel: 'live',
+    trigger: 'test',
+    signal: AbortSignal.timeout(30_000),
+  })
 const liveView = () => ctx.deps.datasets.view('live')
 
 describe('census import', () => {
@@ -69,12 +82,52 @@ describe('census import', () => {
     expect(res.status).toBe(200)
     const body = (await res.json()) as Record<string, Record<string, unknown>>
     expect(body.mc_number).toBe('MC-421775')
-    expect(body.identity).toMatchObject({ registration_date: '1989-02-21', operation_class: 'interstate', usdot_status: 'active', docket_numbers: ['MC-421775'], country: null })
-    expect(body.contact).toMatchObject({ phone: '+17124392831', email: 'accounting@hullcoop.com', physical_address: { street: '805 ELM ST', city: 'HULL', state: 'IA', zip: '51239', country: null } })
-    expect(body.fleet).toMatchObject({ power_units: 32, total_drivers: 30, fleet_owned: 29, cdl_indicator: true, hazmat_indicator: false, mcs150_date: '2025-04-29', mcs150_mileage: 531000, mcs150_mileage_year: 2024 })
-    expect(body.safety).toMatchObject({ safety_rating: 'Satisfactory', safety_rating_code: 'S', safety_rating_date: '2006-01-03' })
+    expect(body.identity).toMatchObject({
+      registration_date: '1989-02-21',
+      operation_class: 'interstate',
+      usdot_status: 'active',
+      docket_numbers: ['MC-421775'],
+      country: null,
+    })
+    expect(body.contact).toMatchObject({
+      phone: '+17124392831',
+      email: 'accounting@hullcoop.com',
+      physical_address: {
+        street: '805 ELM ST',
+        city: 'HULL',
+        state: 'IA',
+        zip: '51239',
+        country: null,
+      },
+    })
+    expect(body.fleet).toMatchObject({
+      power_units: 32,
+      total_drivers: 30,
+      fleet_owned: 29,
+      cdl_indicator: true,
+      hazmat_indicator: false,
+      mcs150_date: '2025-04-29',
+      mcs150_mileage: 531000,
+      mcs150_mileage_year: 2024,
+    })
+    expect(body.safety).toMatchObject({
+      safety_rating: 'Satisfactory',
+      safety_rating_code: 'S',
+      safety_rating_date: '2006-01-03',
+    })
     expect(body.authority).toMatchObject({ status: 'ACTIVE', fmcsa_status_code: 'A' })
-    for (const block of ['identity', 'contact', 'authority', 'insurance', 'fleet', 'safety', 'trust', 'reviews', 'meta']) expect(body[block]).toBeTypeOf('object')
+    for (const block of [
+      'identity',
+      'contact',
+      'authority',
+      'insurance',
+      'fleet',
+      'safety',
+      'trust',
+      'reviews',
+      'meta',
+    ])
+      expect(body[block]).toBeTypeOf('object')
   })
 
   test('malformed rows are rejected, counted and sampled, never silently dropped', async () => {
@@ -101,11 +154,28 @@ describe('census import', () => {
 
   test.each([
     ['wrong header', () => 'DOT_NUMBER,LEGAL_NAME\n1,ACME\n', /header does not match/],
-    ['columns reordered', () => [[...CENSUS_COLUMNS].reverse().join(','), censusLine(carrierRow(1))].join('\n'), /different order/],
+    [
+      'columns reordered',
+      () => [[...CENSUS_COLUMNS].reverse().join(','), censusLine(carrierRow(1))].join('\n'),
+      /different order/,
+    ],
     ['empty file', () => '', /empty/],
-    ['HTML page instead of CSV', () => '<!DOCTYPE html><html><body>Service unavailable</body></html>', /HTML/],
+    [
+      'HTML page instead of CSV',
+      () => '<!DOCTYPE html><html><body>Service unavailable</body></html>',
+      /HTML/,
+    ],
     ['header only', () => `${CENSUS_COLUMNS.join(',')}\n`, /no rows/],
-    ['too many rejects', () => [CENSUS_COLUMNS.join(','), ...generated(95).map(censusLine), ...Array.from({ length: 10 }, () => 'x,y')].join('\n'), /10 of 105 rows rejected/],
+    [
+      'too many rejects',
+      () =>
+        [
+          CENSUS_COLUMNS.join(','),
+          ...generated(95).map(censusLine),
+          ...Array.from({ length: 10 }, () => 'x,y'),
+        ].join('\n'),
+      /10 of 105 rows rejected/,
+    ],
   ])('%s is refused and the previous version stays active', async (_name, content, error) => {
     writeCensus(join(dir, 'az4n-8mr2.csv'), generated(100))
     await importLive()
@@ -117,7 +187,9 @@ describe('census import', () => {
     expect(activeVersion(ctx.deps.db, 'census', 'live')?.id).toBe(before?.id)
     const census = liveView().get('census')
     expect(census && findCensusRow(census, 2_000_000)).toBeTruthy()
-    const run = ctx.deps.db.prepare("SELECT status, error FROM sync_runs ORDER BY id DESC LIMIT 1").get() as { status: string; error: string }
+    const run = ctx.deps.db
+      .prepare('SELECT status, error FROM sync_runs ORDER BY id DESC LIMIT 1')
+      .get() as { status: string; error: string }
     expect(run.status).toBe('failed')
     expect(run.error).toMatch(error)
   })
@@ -127,7 +199,10 @@ describe('census import', () => {
     await importLive()
     writeCensus(join(dir, 'az4n-8mr2.csv'), generated(500))
     const [r] = await importLive()
-    expect(r).toMatchObject({ status: 'failed', error: expect.stringMatching(/less than 90% of the previous version's 1000/) })
+    expect(r).toMatchObject({
+      status: 'failed',
+      error: expect.stringMatching(/less than 90% of the previous version's 1000/),
+    })
   })
 
   test('an abort in the middle of a build removes the partial file; the old version stays', async () => {
@@ -136,14 +211,19 @@ describe('census import', () => {
     const before = activeVersion(ctx.deps.db, 'census', 'live')
     writeCensus(join(dir, 'az4n-8mr2.csv'), generated(30_000))
     const controller = new AbortController()
-    const r = await runBuild(pipelineDeps(ctx.deps), censusDataset, new Map([['az4n-8mr2', join(dir, 'az4n-8mr2.csv')]]), {
-      channel: 'live',
-      trigger: 'test',
-      signal: controller.signal,
-      onProgress: (p) => {
-        if (p.rows >= 10_000) controller.abort(new Error('stop here'))
+    const r = await runBuild(
+      pipelineDeps(ctx.deps),
+      censusDataset,
+      new Map([['az4n-8mr2', join(dir, 'az4n-8mr2.csv')]]),
+      {
+        channel: 'live',
+        trigger: 'test',
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.rows >= 10_000) controller.abort(new Error('stop here'))
+        },
       },
-    })
+    )
     expect(r.status).toBe('failed')
     expect(activeVersion(ctx.deps.db, 'census', 'live')?.id).toBe(before?.id)
     const files = readdirSync(join(ctx.config.paths.datasets, 'live', 'census'))
@@ -155,14 +235,19 @@ describe('census import', () => {
       writeCensus(join(dir, 'az4n-8mr2.csv'), generated(100 + i))
       await importLive()
     }
-    const versions = ctx.deps.db.prepare("SELECT id, status, path FROM dataset_versions WHERE dataset = 'census' ORDER BY id").all() as { id: number; status: string; path: string }[]
+    const versions = ctx.deps.db
+      .prepare("SELECT id, status, path FROM dataset_versions WHERE dataset = 'census' ORDER BY id")
+      .all() as { id: number; status: string; path: string }[]
     expect(versions.map((v) => v.status)).toEqual(['deleted', 'superseded', 'active'])
     expect(versions.map((v) => existsSync(v.path))).toEqual([false, true, true])
     expect(liveView().get('census')?.versionId).toBe(versions[2]?.id)
   })
 
   test('a duplicate USDOT keeps the last row and is counted once', async () => {
-    writeCensus(join(dir, 'az4n-8mr2.csv'), [...generated(10), carrierRow(2_000_000, { LEGAL_NAME: 'RENAMED LLC' })])
+    writeCensus(join(dir, 'az4n-8mr2.csv'), [
+      ...generated(10),
+      carrierRow(2_000_000, { LEGAL_NAME: 'RENAMED LLC' }),
+    ])
     const [r] = await importLive()
     expect(r?.status === 'activated' && r.stats.rows).toBe(10)
     const census = liveView().get('census')

@@ -26,7 +26,7 @@ const statementCache = new WeakMap<Sqlite, Map<string, Database.Statement>>()
 /** A statement prepared once per connection and reused (hot paths: auth, metering, reviews). */
 export function cached(db: Sqlite, sql: string): Database.Statement {
   let m = statementCache.get(db)
-  if (!m) statementCache.set(db, (m = new Map()))
+  if (!m) statementCache.set(db, (m = new Map<string, Database.Statement>()))
   let s = m.get(sql)
   if (!s) m.set(sql, (s = db.prepare(sql)))
   return s

@@ -4,14 +4,18 @@
  * `$ref`s into `#/components/...` resolve against the document itself.
  */
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import addFormats from 'ajv-formats'
+import addFormatsModule from 'ajv-formats'
+
+// ajv-formats is CommonJS: under ESM its function sits on `.default`
+const addFormats =
+  (addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule
 
 type Schema = Record<string, unknown>
 
 function createValidator(): Ajv2020 {
   // type: [a, b] unions are legitimate JSON Schema (nullable values)
   const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true })
-  addFormats.default(ajv)
+  addFormats(ajv)
   // OpenAPI keywords that are not JSON Schema validation keywords
   ajv.addVocabulary(['components', 'example'])
   return ajv

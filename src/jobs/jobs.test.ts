@@ -94,7 +94,7 @@ describe('scheduler', () => {
     )
     await first
     expect((seen as AbortSignal | null)?.aborted).toBe(false)
-    stop()
+    await stop()
     expect((seen as AbortSignal | null)?.aborted).toBe(true)
   })
 
@@ -118,7 +118,7 @@ describe('scheduler', () => {
       log,
     )
     await done
-    stop()
+    await stop()
     expect(errors[0]).toMatchObject({ job: 'boom' })
   })
 })

@@ -526,7 +526,7 @@ export function parseCsvText(content: string): { line: number; fields: string[] 
     return line
   }
   let previousEnd = 0
-  let unterminated: number | null = null
+  const state: { unterminated: number | null } = { unterminated: null }
   Papa.parse<string[]>(text, {
     delimiter: ',',
     skipEmptyLines: 'greedy',
@@ -534,14 +534,14 @@ export function parseCsvText(content: string): { line: number; fields: string[] 
       // cursor is the offset just past this record; the record starts after the previous one
       let start = previousEnd
       while (start < text.length && (text[start] === '\n' || text[start] === '\r')) start++
-      if (row.errors.some((e) => e.code === 'MissingQuotes')) unterminated ??= lineAt(start)
+      if (row.errors.some((e) => e.code === 'MissingQuotes')) state.unterminated ??= lineAt(start)
       out.push({ line: lineAt(start), fields: row.data })
       previousEnd = row.meta.cursor
     },
   })
-  if (unterminated !== null)
+  if (state.unterminated !== null)
     throw new ReviewFileError(
-      `not valid CSV: a quoted field opened on line ${unterminated} is never closed`,
+      `not valid CSV: a quoted field opened on line ${state.unterminated} is never closed`,
     )
   return out
 }
