@@ -90,6 +90,9 @@ function startChild(
       if (ready.test(buf)) {
         child.stdout?.off('data', onData)
         child.stderr?.off('data', onData)
+        // keep draining its output (request logs) so the child never blocks on a full pipe
+        child.stdout?.resume()
+        child.stderr?.resume()
         resolveStart(child)
       }
     }
@@ -185,10 +188,11 @@ async function main() {
       DATA_DIR: dataDir,
       PORT: String(port),
       HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
+      // the default level: a request log line each, as in production
+      LOG_LEVEL: 'info',
       SYNC_ENABLED: 'false',
     },
-    /listening|"level":"(warn|error)"/,
+    /"msg":"listening"/,
   )
   const barePort = await freePort()
   const appDb = new Database(join(dataDir, 'app.db'), { readonly: true })

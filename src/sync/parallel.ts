@@ -40,7 +40,11 @@ export async function* parseInWorker<T>(
     module: parser.module,
     exportName: parser.exportName,
   }
-  const worker = new Worker(BOOT, { workerData: { ...job, entry: ENTRY } })
+  // a large young generation: millions of short-lived field strings die in cheap scavenges
+  const worker = new Worker(BOOT, {
+    workerData: { ...job, entry: ENTRY },
+    resourceLimits: { maxYoungGenerationSizeMb: 96 },
+  })
   const queue: ParseMessage[] = []
   let wake: (() => void) | null = null
   const state: { exited: Error | null } = { exited: null }
