@@ -104,12 +104,18 @@ function startChild(
 
 async function load(
   url: string,
-  opts: { paths?: () => string; method?: string; body?: string; headers?: Record<string, string> },
+  opts: {
+    paths?: () => string
+    method?: string
+    body?: string
+    headers?: Record<string, string>
+    connections?: number
+  },
   seconds = duration,
 ) {
   const result = await autocannon({
     url,
-    connections,
+    connections: opts.connections ?? connections,
     duration: seconds,
     method: (opts.method ?? 'GET') as 'GET',
     headers: { ...opts.headers, ...(opts.body ? { 'content-type': 'application/json' } : {}) },
@@ -124,6 +130,9 @@ async function load(
     p99: result.latency.p99,
     errors: result.errors + result.non2xx,
     total: result.requests.total,
+    codes: Object.entries(result.statusCodeStats ?? {})
+      .map(([code, v]) => `${code}×${(v as { count: number }).count}`)
+      .join(' '),
   }
 }
 
@@ -244,21 +253,22 @@ async function main() {
     const search = await load(`http://127.0.0.1:${port}`, {
       paths: () => `/v1/search?q=${names[Math.floor(Math.random() * names.length)]}`,
       headers: auth,
+      connections: 4,
     })
     log(
-      `search GET /v1/search?q=<common word>: ${search.rps.toLocaleString('en-US')} req/s, p50 ${search.p50} ms, p99 ${search.p99} ms, non-2xx ${search.errors}`,
+      `search GET /v1/search?q=<common word> (4 connections): ${search.rps.toLocaleString('en-US')} req/s, p50 ${search.p50} ms, p99 ${search.p99} ms, non-2xx ${search.errors} (${search.codes})`,
     )
 
     const batch = JSON.stringify({
       companies: Array.from({ length: 100 }, () => ({ dot: String(randomDot()) })),
     })
     const verify = await load(
-      `http://127.0.0.1:${port}`,
-      { method: 'POST', body: batch, headers: auth },
+      `http://127.0.0.1:${port}/v1/verify`,
+      { method: 'POST', body: batch, headers: auth, connections: 4 },
       Math.max(2, Math.round(duration / 2)),
     )
     log(
-      `batch POST /v1/verify (100 items): ${verify.rps.toLocaleString('en-US')} req/s, p50 ${verify.p50} ms, p99 ${verify.p99} ms, non-2xx ${verify.errors}`,
+      `batch POST /v1/verify (100 items, 4 connections): ${verify.rps.toLocaleString('en-US')} req/s, p50 ${verify.p50} ms, p99 ${verify.p99} ms, non-2xx ${verify.errors} (${verify.codes})`,
     )
 
     // 3. lookups while a full census import runs in another process
