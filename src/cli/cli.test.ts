@@ -2,8 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { HOUR } from '../clock.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { liveCensusDir } from '../testing/fixture-dirs.ts'
-import type { Io } from './io.ts'
-import { runCli } from './run.ts'
+import { runCliCaptured } from '../testing/cli.ts'
 
 let ctx: TestContext
 beforeEach(async () => {
@@ -11,18 +10,7 @@ beforeEach(async () => {
 })
 afterEach(() => ctx.close())
 
-async function cli(...argv: string[]) {
-  let stdout = ''
-  let stderr = ''
-  const io: Io = {
-    stdout: (s) => void (stdout += s),
-    stderr: (s) => void (stderr += s),
-    isTTY: false,
-    readStdin: async () => '',
-  }
-  const code = await runCli(argv, ctx.config, io, () => ctx.deps)
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) as Record<string, unknown> }
-}
+const cli = (...argv: string[]) => runCliCaptured(ctx, argv)
 
 describe('CLI', () => {
   test('accounts create --json prints an object with id; keys create --json prints id and secret', async () => {

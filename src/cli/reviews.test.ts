@@ -3,8 +3,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { liveCensusDir } from '../testing/fixture-dirs.ts'
-import type { Io } from './io.ts'
-import { runCli } from './run.ts'
+import { runCliCaptured } from '../testing/cli.ts'
 
 let ctx: TestContext
 beforeEach(async () => {
@@ -12,18 +11,7 @@ beforeEach(async () => {
 })
 afterEach(() => ctx.close())
 
-async function cli(argv: string[], stdin = '') {
-  let stdout = ''
-  let stderr = ''
-  const io: Io = {
-    stdout: (s) => void (stdout += s),
-    stderr: (s) => void (stderr += s),
-    isTTY: false,
-    readStdin: async () => stdin,
-  }
-  const code = await runCli(argv, ctx.config, io, () => ctx.deps)
-  return { code, stdout, stderr, json: () => JSON.parse(stdout) as Record<string, unknown> }
-}
+const cli = (argv: string[], stdin = '') => runCliCaptured(ctx, argv, stdin)
 
 const file = (name: string, content: string) => {
   const path = join(ctx.dir, name)

@@ -1,9 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { LICENSING_FIXTURES, startFmcsaServer, type FmcsaServer } from '../testing/fmcsa-server.ts'
-import type { Io } from './io.ts'
 import { createProgress, progressLine } from './progress.ts'
-import { runCli } from './run.ts'
+import { runCliCaptured } from '../testing/cli.ts'
 
 let ctx: TestContext
 let server: FmcsaServer
@@ -19,18 +18,7 @@ afterEach(async () => {
   await server.close()
 })
 
-async function cli(...argv: string[]) {
-  let stdout = ''
-  let stderr = ''
-  const io: Io = {
-    stdout: (s) => void (stdout += s),
-    stderr: (s) => void (stderr += s),
-    isTTY: false,
-    readStdin: async () => '',
-  }
-  const code = await runCli(argv, ctx.config, io, () => ctx.deps)
-  return { code, stdout, stderr }
-}
+const cli = (...argv: string[]) => runCliCaptured(ctx, argv)
 
 describe('carrier-verify sync', () => {
   test('sync run DATASET... --json mirrors them and prints one result per dataset', async () => {

@@ -3,8 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestContext, type TestContext } from '../testing/context.ts'
-import type { Io } from './io.ts'
-import { runCli } from './run.ts'
+import { runCliCaptured } from '../testing/cli.ts'
 
 let ctx: TestContext
 let dir: string
@@ -17,18 +16,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function cli(argv: string[], stdin = '') {
-  let stdout = ''
-  let stderr = ''
-  const io: Io = {
-    stdout: (s) => void (stdout += s),
-    stderr: (s) => void (stderr += s),
-    isTTY: false,
-    readStdin: async () => stdin,
-  }
-  const code = await runCli(argv, ctx.config, io, () => ctx.deps)
-  return { code, stdout, stderr }
-}
+const cli = (argv: string[], stdin = '') => runCliCaptured(ctx, argv, stdin)
 
 describe('watch CLI', () => {
   it('adds, lists and removes USDOT numbers', async () => {

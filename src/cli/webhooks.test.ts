@@ -4,8 +4,7 @@ import { createTestContext, type TestContext } from '../testing/context.ts'
 import { startReceiver, type Receiver } from '../webhooks/test-receiver.ts'
 import { enqueueEvent } from '../webhooks/outbox.ts'
 import { deliverDue } from '../webhooks/deliver.ts'
-import type { Io } from './io.ts'
-import { runCli } from './run.ts'
+import { runCliCaptured } from '../testing/cli.ts'
 
 let rx: Receiver
 let ctx: TestContext
@@ -18,18 +17,7 @@ afterAll(async () => {
   await rx.close()
 })
 
-async function cli(...argv: string[]) {
-  let stdout = ''
-  let stderr = ''
-  const io: Io = {
-    stdout: (s) => void (stdout += s),
-    stderr: (s) => void (stderr += s),
-    isTTY: false,
-    readStdin: async () => '',
-  }
-  const code = await runCli(argv, ctx.config, io, () => ctx.deps)
-  return { code, stdout, stderr }
-}
+const cli = (...argv: string[]) => runCliCaptured(ctx, argv)
 
 describe('webhooks CLI', () => {
   it('refuses a Free account with exit code 1 and a clear message', async () => {
