@@ -29,8 +29,8 @@ import {
   findRecord,
   meterItem,
   notFoundForDot,
+  notFoundWithUsage,
   shapeMetered,
-  type LookupResult,
 } from './lookup.ts'
 import type { CompanyRecord } from './record.ts'
 import { CarrierJson, MetaJson } from './schema.ts'
@@ -175,28 +175,6 @@ export const VerifyResponse = z.object({
 export type VerifyResponse = z.infer<typeof VerifyResponse>
 
 /** Bills one lookup and shapes it; counts quota refusals for /metrics. */
-async function bill(
-  deps: Deps,
-  caller: Caller,
-  record: CompanyRecord,
-  requestId: string,
-  crosscheck: boolean | undefined,
-): Promise<LookupResult> {
-  try {
-    return await billAndShape(deps, caller, record, requestId, crosscheck)
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'quota_exceeded') deps.metrics.quotaRefusals.inc()
-    throw err
-  }
-}
-
-function notFound(deps: Deps, caller: Caller, message: string): AppError {
-  const at = deps.clock()
-  return new AppError('not_found', message, {
-    headers: rateLimitHeaders(peekUsage(deps.db, caller, at), at),
-  })
-}
-
 const lookupJson = (query: string, m: IdentifierMatch): DocketLookupJson => ({
   query,
   identifier: m.identifier.display,
@@ -448,8 +426,14 @@ export const brokerRoutes = (deps: Deps) =>
       const crosscheck = parseOr(CrosscheckQuery, c.req.query('crosscheck'), 'invalid_request')
       const caller = c.var.caller
       const r = await resolveIdentifier(deps, caller, id)
-      if (!r.ok) throw notFound(deps, caller, r.message)
-      const { json, usage } = await bill(deps, caller, r.match.record, c.var.requestId, crosscheck)
+      if (!r.ok) throw notFoundWithUsage(deps, caller, r.message)
+      const { json, usage } = await billAndShape(
+        deps,
+        caller,
+        r.match.record,
+        c.var.requestId,
+        crosscheck,
+      )
       const { meta, ...rest } = json
       const body: BrokerJson = {
         ...rest,
@@ -471,8 +455,8 @@ export const brokerRoutes = (deps: Deps) =>
       const crosscheck = parseOr(CrosscheckQuery, c.req.query('crosscheck'), 'invalid_request')
       const caller = c.var.caller
       const record = findRecord(deps, caller, dot)
-      if (!record) throw notFound(deps, caller, notFoundForDot(dot).message)
-      const { json, usage } = await bill(deps, caller, record, c.var.requestId, crosscheck)
+      if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
+      const { json, usage } = await billAndShape(deps, caller, record, c.var.requestId, crosscheck)
       return c.json(toBondResponseJson(json), 200, rateLimitHeaders(usage, deps.clock()))
     })
     .post('/verify', async (c) => {

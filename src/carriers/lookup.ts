@@ -4,7 +4,7 @@ import { maybeCrosscheck } from '../crosscheck/crosscheck.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
-import { charge, meter, peekUsage, type Usage } from '../keys/usage.ts'
+import { charge, meter, peekUsage, rateLimitHeaders, type Usage } from '../keys/usage.ts'
 import { toCarrierJson } from './json.ts'
 import { getCompanyRecord, type CompanyRecord } from './record.ts'
 import type { CarrierJson } from './schema.ts'
@@ -59,9 +59,23 @@ export async function billAndShape(
   crosscheck: boolean | undefined,
 ): Promise<LookupResult> {
   const at = deps.clock()
-  const usage = charge(deps, caller, 1, at)
+  let usage: Usage
+  try {
+    usage = charge(deps, caller, 1, at)
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'quota_exceeded') deps.metrics.quotaRefusals.inc()
+    throw err
+  }
   if (usage.billed) deps.metrics.billedLookups.inc()
   return { json: await shapeMetered(deps, record, usage, requestId, crosscheck), usage }
+}
+
+/** A 404 for an unbilled miss, still carrying the caller's RateLimit headers. */
+export function notFoundWithUsage(deps: Deps, caller: Caller, message: string): AppError {
+  const at = deps.clock()
+  return new AppError('not_found', message, {
+    headers: rateLimitHeaders(peekUsage(deps.db, caller, at), at),
+  })
 }
 
 /** The JSON of a record whose call is already metered (batch items): cross-check, then shape. */

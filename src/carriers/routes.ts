@@ -11,7 +11,7 @@ import {
   DotParam,
   findRecord,
   notFoundForDot,
-  peekUsage,
+  notFoundWithUsage,
 } from './lookup.ts'
 import { CarrierJson } from './schema.ts'
 
@@ -30,26 +30,9 @@ export const carrierRoutes = (deps: Deps) =>
       const crosscheck = parseOr(CrosscheckQuery, c.req.query('crosscheck'), 'invalid_request')
       const caller = c.var.caller
       const record = findRecord(deps, caller, dot)
-      const at = deps.clock()
-      if (!record) {
-        const err = notFoundForDot(dot)
-        err.options.headers = rateLimitHeaders(peekUsage(deps.db, caller, at), at)
-        throw err
-      }
-      try {
-        const { json, usage } = await billAndShape(
-          deps,
-          caller,
-          record,
-          c.var.requestId,
-          crosscheck,
-        )
-        return c.json(json, 200, rateLimitHeaders(usage, at))
-      } catch (err) {
-        if (err instanceof AppError && err.code === 'quota_exceeded')
-          deps.metrics.quotaRefusals.inc()
-        throw err
-      }
+      if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
+      const { json, usage } = await billAndShape(deps, caller, record, c.var.requestId, crosscheck)
+      return c.json(json, 200, rateLimitHeaders(usage, deps.clock()))
     })
 
 /** OpenAPI entry of GET /v1/carrier/{dot}, built from the schemas that validate and shape it. */
