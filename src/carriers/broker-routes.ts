@@ -33,6 +33,7 @@ import {
   shapeMetered,
 } from './lookup.ts'
 import type { CompanyRecord } from './record.ts'
+import { dotLookupRoutes } from './routes.ts'
 import { CarrierJson, MetaJson } from './schema.ts'
 
 /** Most companies per POST /verify (seed §8.1 rule 8). */
@@ -443,22 +444,7 @@ export const brokerRoutes = (deps: Deps) =>
       }
       return c.json(body, 200, rateLimitHeaders(usage, deps.clock()))
     })
-    .get('/bond', () => {
-      throw new AppError('invalid_dot', 'USDOT number is required: GET /v1/bond/{dot}')
-    })
-    .get('/bond/', () => {
-      throw new AppError('invalid_dot', 'USDOT number is required: GET /v1/bond/{dot}')
-    })
-    .get('/bond/:dot', async (c) => {
-      c.set('route', '/v1/bond/:dot')
-      const dot = parseOr(DotParam, c.req.param('dot'), 'invalid_dot')
-      const crosscheck = parseOr(CrosscheckQuery, c.req.query('crosscheck'), 'invalid_request')
-      const caller = c.var.caller
-      const record = findRecord(deps, caller, dot)
-      if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
-      const { json, usage } = await billAndShape(deps, caller, record, c.var.requestId, crosscheck)
-      return c.json(toBondResponseJson(json), 200, rateLimitHeaders(usage, deps.clock()))
-    })
+    .route('/', dotLookupRoutes(deps, 'bond', toBondResponseJson))
     .post('/verify', async (c) => {
       c.set('route', '/v1/verify')
       const crosscheckAll = parseOr(CrosscheckQuery, c.req.query('crosscheck'), 'invalid_request')

@@ -15,25 +15,35 @@ import {
 } from './lookup.ts'
 import { CarrierJson } from './schema.ts'
 
-/** GET /carrier/:dot — the verification record by USDOT number (1 call if found; 404 not billed). */
-export const carrierRoutes = (deps: Deps) =>
-  new Hono<AppEnv>()
-    .get('/carrier', () => {
-      throw new AppError('invalid_dot', 'USDOT number is required: GET /v1/carrier/{dot}')
-    })
-    .get('/carrier/', () => {
-      throw new AppError('invalid_dot', 'USDOT number is required: GET /v1/carrier/{dot}')
-    })
-    .get('/carrier/:dot', async (c) => {
-      c.set('route', '/v1/carrier/:dot')
+/**
+ * GET /<name>/:dot — a record found by USDOT number, billed once when found (a 404 is not billed),
+ * and shaped by `shape`; GET /<name> and /<name>/ answer 400 invalid_dot. Serves /carrier and /bond.
+ */
+export function dotLookupRoutes(
+  deps: Deps,
+  name: 'carrier' | 'bond',
+  shape: (json: CarrierJson) => unknown,
+) {
+  const missing = () => {
+    throw new AppError('invalid_dot', `USDOT number is required: GET /v1/${name}/{dot}`)
+  }
+  return new Hono<AppEnv>()
+    .get(`/${name}`, missing)
+    .get(`/${name}/`, missing)
+    .get(`/${name}/:dot`, async (c) => {
+      c.set('route', `/v1/${name}/:dot`)
       const dot = parseOr(DotParam, c.req.param('dot'), 'invalid_dot')
       const crosscheck = parseOr(CrosscheckQuery, c.req.query('crosscheck'), 'invalid_request')
       const caller = c.var.caller
       const record = findRecord(deps, caller, dot)
       if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
       const { json, usage } = await billAndShape(deps, caller, record, c.var.requestId, crosscheck)
-      return c.json(json, 200, rateLimitHeaders(usage, deps.clock()))
+      return c.json(shape(json), 200, rateLimitHeaders(usage, deps.clock()))
     })
+}
+
+/** GET /carrier/:dot — the verification record by USDOT number. */
+export const carrierRoutes = (deps: Deps) => dotLookupRoutes(deps, 'carrier', (json) => json)
 
 /** OpenAPI entry of GET /v1/carrier/{dot}, built from the schemas that validate and shape it. */
 export const carrierDocs: readonly RouteDoc[] = [
