@@ -50,27 +50,15 @@ interface DocketRow {
   number: number
 }
 
-interface LegacyCarrierRow extends DocketRow {
+/** Columns the legacy Carrier and Motus Carrier tables share: on-file flags, names, addresses. */
+interface CarrierColumns extends DocketRow {
   dot_number: number | null
-  common_stat: string | null
-  contract_stat: string | null
-  broker_stat: string | null
-  common_app_pend: number | null
-  contract_app_pend: number | null
-  broker_app_pend: number | null
-  common_rev_pend: number | null
-  contract_rev_pend: number | null
-  broker_rev_pend: number | null
-  property_chk: number | null
-  passenger_chk: number | null
-  hhg_chk: number | null
   min_cov: number | null
   cargo_req: number | null
   bond_req: number | null
   bipd_file: number | null
   cargo_file: number | null
   bond_file: number | null
-  undeliverable_mail: number | null
   dba_name: string | null
   legal_name: string | null
   bus_street: string | null
@@ -86,31 +74,27 @@ interface LegacyCarrierRow extends DocketRow {
   mail_zip: string | null
 }
 
-interface MotusAuthRow extends DocketRow {
-  dot_number: number | null
+interface LegacyCarrierRow extends CarrierColumns {
+  common_stat: string | null
+  contract_stat: string | null
+  broker_stat: string | null
+  common_app_pend: number | null
+  contract_app_pend: number | null
+  broker_app_pend: number | null
+  common_rev_pend: number | null
+  contract_rev_pend: number | null
+  broker_rev_pend: number | null
+  property_chk: number | null
+  passenger_chk: number | null
+  hhg_chk: number | null
+  undeliverable_mail: number | null
+}
+
+interface MotusAuthRow extends CarrierColumns {
   authority: string
   auth_type: string | null
   status: string | null
-  min_cov: number | null
-  cargo_req: number | null
-  bond_req: number | null
-  bipd_file: number | null
-  cargo_file: number | null
-  bond_file: number | null
   mail_undeliverable: number | null
-  dba_name: string | null
-  legal_name: string | null
-  bus_street: string | null
-  bus_city: string | null
-  bus_state: string | null
-  bus_country: string | null
-  bus_zip: string | null
-  bus_phone: string | null
-  mail_street: string | null
-  mail_city: string | null
-  mail_state: string | null
-  mail_country: string | null
-  mail_zip: string | null
 }
 
 interface PolicyRow extends DocketRow {
