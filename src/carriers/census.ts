@@ -43,7 +43,8 @@ const col = (name: string): number => {
 }
 const C = Object.fromEntries(CENSUS_COLUMNS.map((n, i) => [n, i])) as Record<string, number>
 
-const POWER_UNIT_KINDS = [
+/** Power-unit kinds of the OWN/TRM/TRP fleet columns (trailers are not power units). */
+export const POWER_UNIT_KINDS = [
   'TRUCK',
   'TRACT',
   'COACH',
@@ -56,7 +57,7 @@ const POWER_UNIT_KINDS = [
   'LIMO_1_8',
   'LIMO_9_15',
   'LIMO_16',
-]
+] as const
 const OWN = POWER_UNIT_KINDS.map((k) => col(`OWN${k}`))
 const LEASED = POWER_UNIT_KINDS.flatMap((k) => [col(`TRM${k}`), col(`TRP${k}`)])
 const CARGO = CENSUS_COLUMNS.map((n, i) => [n, i] as const).filter(

@@ -6,6 +6,7 @@
  */
 import { day } from './dates.ts'
 import type { BasicPrefix } from './columns.ts'
+import { POWER_UNIT_KINDS } from '../../carriers/census.ts'
 
 /** Legacy L&I files are frozen at this date (FMCSA-DATA.md §1). */
 export const LEGACY_FREEZE = day('2026-05-14')
@@ -184,20 +185,7 @@ export interface BasicOverride {
 }
 
 /** Power-unit kinds of the census OWN/TRM/TRP columns, in column order (trailers kept apart). */
-export const UNIT_KINDS = [
-  'TRUCK',
-  'TRACT',
-  'COACH',
-  'SCHOOL_1_8',
-  'SCHOOL_9_15',
-  'SCHOOL_16',
-  'BUS_16',
-  'VAN_1_8',
-  'VAN_9_15',
-  'LIMO_1_8',
-  'LIMO_9_15',
-  'LIMO_16',
-] as const
+export const UNIT_KINDS = POWER_UNIT_KINDS
 export type UnitKind = (typeof UNIT_KINDS)[number]
 export type UnitCounts = Partial<Record<UnitKind | 'TRAIL', number>>
 
