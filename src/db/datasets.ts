@@ -64,6 +64,7 @@ export class DatasetRegistry {
   private readonly appDb: Sqlite
   private readonly log: Logger
   private generation = 0
+  private readonly views = new Map<'live' | 'test', { generation: number; view: DataView }>()
 
   constructor(appDb: Sqlite, log: Logger) {
     this.appDb = appDb
@@ -119,6 +120,15 @@ export class DatasetRegistry {
    * and fictitious data are never mixed in one record.
    */
   view(mode: 'live' | 'test'): DataView {
+    // views only change when reconcile() swaps a version: build them once per generation
+    const cached = this.views.get(mode)
+    if (cached && cached.generation === this.generation) return cached.view
+    const view = this.buildView(mode)
+    this.views.set(mode, { generation: this.generation, view })
+    return view
+  }
+
+  private buildView(mode: 'live' | 'test'): DataView {
     const channel: Channel =
       mode === 'test' || this.get('census', 'live') === null ? 'sample' : 'live'
     const parts = DATASET_NAMES.map((n) => this.get(n, channel)?.versionId ?? 0).join('.')
@@ -134,12 +144,9 @@ export class DatasetRegistry {
     return this.get('census', 'live') !== null || this.get('census', 'sample') !== null
   }
 
-  get changeCount(): number {
-    return this.generation
-  }
-
   close(): void {
     for (const d of this.open.values()) d.db.close()
     this.open.clear()
+    this.generation++
   }
 }
