@@ -10,8 +10,8 @@
  */
 import { statSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { FILE_IDS, FILE_KEYS, type FileKey } from '../src/testing/generate/columns.ts'
-import { DEFAULT_SEED, writeScaleDataset, type Progress } from '../src/testing/generate/dataset.ts'
+import { FILE_IDS, FILE_KEYS, type FileKey } from '../tools/generate/columns.ts'
+import { DEFAULT_SEED, writeScaleDataset, type Progress } from '../tools/generate/dataset.ts'
 
 const FULL_CENSUS_ROWS = 4_500_000
 const DEFAULT_CENSUS_ROWS = 500_000

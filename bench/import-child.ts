@@ -3,7 +3,7 @@ import { loadConfig } from '../src/config.ts'
 import { createDeps, pipelineDeps } from '../src/deps.ts'
 import { silentLogger } from '../src/log.ts'
 import { importDir } from '../src/sync/pipeline.ts'
-import type { DatasetName } from '../src/sync/types.ts'
+import type { DatasetName } from '../src/db/names.ts'
 
 const [dataDir, inDir, only] = process.argv.slice(2)
 if (!dataDir || !inDir) throw new Error('usage: import-child DATA_DIR IN_DIR [dataset,dataset]')

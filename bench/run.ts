@@ -10,8 +10,8 @@ import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import Database from 'better-sqlite3'
-import { writeScaleDataset } from '../src/testing/generate/dataset.ts'
-import { FILE_KEYS } from '../src/testing/generate/columns.ts'
+import { writeScaleDataset } from '../tools/generate/dataset.ts'
+import { FILE_KEYS } from '../tools/generate/columns.ts'
 
 const { values: args } = parseArgs({
   options: {

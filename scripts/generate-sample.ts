@@ -2,7 +2,7 @@
  * Regenerates the bundled sample dataset: `npx tsx scripts/generate-sample.ts [outDir=data/sample]`.
  * Deterministic: the same seed always writes the same bytes. data/sample/README.md is hand-written.
  */
-import { writeSampleDataset } from '../src/testing/generate/dataset.ts'
+import { writeSampleDataset } from '../tools/generate/dataset.ts'
 
 const outDir = process.argv[2] ?? 'data/sample'
 const result = await writeSampleDataset(outDir)

@@ -11,7 +11,7 @@ import type { RouteDoc } from '../http/openapi.ts'
 import { parseOr } from '../http/validate.ts'
 import type { Caller } from '../keys/keys.ts'
 import { peekUsage, quotaExceeded, rateLimitHeaders, type Usage } from '../keys/usage.ts'
-import { DATASET_NAMES } from '../sync/types.ts'
+import { DATASET_NAMES } from '../db/names.ts'
 import { BondJson, BondResponseJson, toBondJson, toBondResponseJson } from './bond.ts'
 import {
   identifierKey,

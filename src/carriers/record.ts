@@ -10,11 +10,11 @@ import { getLicensing, type LicensingFacts } from '../licensing/record.ts'
 import { getReviewsBlock } from '../reviews/reviews.ts'
 import { getSafety, type SafetyFacts } from '../safety/record.ts'
 import type { NationalAverages } from '../safety/national-averages.ts'
-import * as N from '../sync/normalize.ts'
+import * as N from '../ingest/normalize.ts'
 import { computeTrust } from '../trust/score.ts'
 import { contactSignals } from '../trust/signals.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
-import { findCensusRow, type CensusRow } from './census.ts'
+import { findCensusRow, type CensusRow } from '../census/census.ts'
 import { entityTypes } from './entity.ts'
 import type {
   AddressJson,

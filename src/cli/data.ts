@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path'
 import { z } from 'zod'
 import { pipelineDeps } from '../deps.ts'
 import { importDir } from '../sync/pipeline.ts'
-import { DATASET_NAMES } from '../sync/types.ts'
+import { DATASET_NAMES } from '../db/names.ts'
 import { json, parse, table, UsageError, validateArgs, type CommandSpec } from './io.ts'
 
 export const dataCommands: CommandSpec[] = [

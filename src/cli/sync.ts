@@ -2,7 +2,7 @@
 import { z } from 'zod'
 import { syncStatus } from '../sync/status.ts'
 import { syncAll } from '../sync/sync.ts'
-import { DATASET_NAMES } from '../sync/types.ts'
+import { DATASET_NAMES } from '../db/names.ts'
 import { json, parse, table, validateArgs, type CommandSpec } from './io.ts'
 import { createProgress } from './progress.ts'
 

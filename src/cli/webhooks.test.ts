@@ -1,8 +1,8 @@
 import { Webhook } from 'standardwebhooks'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestContext, type TestContext } from '../testing/context.ts'
-import { startReceiver, type Receiver } from '../webhooks/test-receiver.ts'
-import { enqueueEvent } from '../webhooks/outbox.ts'
+import { startReceiver, type Receiver } from '../testing/webhook-receiver.ts'
+import { enqueueEvent } from '../db/outbox.ts'
 import { deliverDue } from '../webhooks/deliver.ts'
 import { runCliCaptured } from '../testing/cli.ts'
 

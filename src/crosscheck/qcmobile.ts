@@ -11,7 +11,7 @@
  */
 import { z } from 'zod'
 import type { Logger } from '../log.ts'
-import * as N from '../sync/normalize.ts'
+import * as N from '../ingest/normalize.ts'
 
 /** Why the regulator gave no usable answer. */
 export type QcFailure =

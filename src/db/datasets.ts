@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs'
 import type { Logger } from '../log.ts'
 import type { Sqlite } from './open.ts'
 import { openSqlite } from './open.ts'
-import { DATASET_NAMES, type Channel, type DatasetName } from '../sync/types.ts'
-import { listActiveVersions } from '../sync/versions.ts'
+import { DATASET_NAMES, type Channel, type DatasetName } from './names.ts'
+import { listActiveVersions } from './versions.ts'
 import type Database from 'better-sqlite3'
 
 /** One open, read-only dataset version with its prepared statements. */

@@ -1,3 +1,4 @@
+import { existsSync, rmSync } from 'node:fs'
 import Database from 'better-sqlite3'
 
 export type Sqlite = Database.Database
@@ -30,4 +31,10 @@ export function cached(db: Sqlite, sql: string): Database.Statement {
   let s = m.get(sql)
   if (!s) m.set(sql, (s = db.prepare(sql)))
   return s
+}
+
+/** Removes a SQLite file with its journal, WAL and shared-memory companions. */
+export function removeDbFile(path: string): void {
+  for (const p of [path, `${path}-journal`, `${path}-wal`, `${path}-shm`])
+    if (existsSync(p)) rmSync(p, { force: true })
 }

@@ -9,7 +9,7 @@ import { suspendAccount } from '../keys/accounts.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { sampleCensusDir } from '../testing/fixture-dirs.ts'
 import { LICENSING_FIXTURES } from '../testing/fmcsa-server.ts'
-import { checkJsonSchema } from './json-schema-check.ts'
+import { checkJsonSchema } from '../testing/json-schema-check.ts'
 
 type Json = Record<string, unknown>
 const NOW = '2026-11-15T12:00:00Z'

@@ -1,7 +1,7 @@
 import { Hono } from 'hono'
 import { z } from 'zod'
 import type { Deps } from '../deps.ts'
-import { DATASET_NAMES } from '../sync/types.ts'
+import { DATASET_NAMES } from '../db/names.ts'
 import type { AppEnv } from './env.ts'
 import type { RouteDoc } from './openapi.ts'
 

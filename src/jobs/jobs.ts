@@ -7,7 +7,7 @@
 import type { Deps } from '../deps.ts'
 import { DATASETS } from '../sync/datasets.ts'
 import { syncDataset } from '../sync/sync.ts'
-import type { DatasetSpec } from '../sync/types.ts'
+import type { DatasetSpec } from '../ingest/types.ts'
 
 export interface Job {
   /** e.g. `sync:census` */

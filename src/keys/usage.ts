@@ -2,7 +2,7 @@ import { nextPeriodStart, periodOf } from '../clock.ts'
 import type { Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
 import type { Logger } from '../log.ts'
-import { enqueueEvent } from '../webhooks/outbox.ts'
+import { enqueueEvent } from '../db/outbox.ts'
 import { currentSubscription, limitsOf, listAccounts } from './accounts.ts'
 import type { Caller } from './keys.ts'
 

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { pipelineDeps } from '../deps.ts'
 import { importDir, type RunResult } from '../sync/pipeline.ts'
-import type { DatasetName } from '../sync/types.ts'
+import type { DatasetName } from '../db/names.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { LICENSING_FIXTURES } from '../testing/fmcsa-server.ts'
 
@@ -258,7 +258,7 @@ describe('Motus build', () => {
 describe('legacy dates', () => {
   test('MM/DD/YYYY fast path agrees with the general parser', async () => {
     const { legacyDate } = await import('./tables.ts')
-    const { date } = await import('../sync/normalize.ts')
+    const { date } = await import('../ingest/normalize.ts')
     for (const v of [
       '04/16/1987',
       '02/29/2024',

@@ -5,9 +5,9 @@
  * copies may have one, which is skipped). USDOT is zero-padded here (`00000000` = none), dockets
  * are one string (`MC421775`), dates MM/DD/YYYY and amounts in thousands of dollars.
  */
-import { readCsv } from '../sync/csv.ts'
-import * as N from '../sync/normalize.ts'
-import type { BuildContext, DatasetSpec, SourceFileSpec } from '../sync/types.ts'
+import { readCsv } from '../ingest/csv.ts'
+import * as N from '../ingest/normalize.ts'
+import type { BuildContext, DatasetSpec, SourceFileSpec } from '../ingest/types.ts'
 import {
   authorityKind,
   checkFile,

@@ -5,9 +5,9 @@
  * deletion: it is logged as such and never becomes a record. Headered CSV, USDOT unpadded, dates
  * YYYYMMDD, money in an uncertain unit (detected per value).
  */
-import { readCsv, FormatError } from '../sync/csv.ts'
-import * as N from '../sync/normalize.ts'
-import type { BuildContext, DatasetSpec, SourceFileSpec } from '../sync/types.ts'
+import { readCsv, FormatError } from '../ingest/csv.ts'
+import * as N from '../ingest/normalize.ts'
+import type { BuildContext, DatasetSpec, SourceFileSpec } from '../ingest/types.ts'
 import {
   authorityKind,
   checkFile,

@@ -4,9 +4,9 @@
  * the record assembly reads them with the same queries. Values are normalised once, at import:
  * USDOT unpadded, dockets as (prefix, number), money in whole dollars, dates YYYY-MM-DD.
  */
-import { VerifyError } from '../sync/build.ts'
-import * as N from '../sync/normalize.ts'
-import type { BuildContext, DatasetSpec } from '../sync/types.ts'
+import { VerifyError } from '../ingest/build.ts'
+import * as N from '../ingest/normalize.ts'
+import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 
 export const SHARED_DDL = `
 CREATE TABLE policies (

@@ -8,7 +8,7 @@ import Papa from 'papaparse'
 import { z } from 'zod'
 import type { ReviewsJson } from '../carriers/schema.ts'
 import type { Sqlite } from '../db/open.ts'
-import * as N from '../sync/normalize.ts'
+import * as N from '../ingest/normalize.ts'
 
 export const EXPERIENCE_TYPES = [
   'payment',

@@ -4,7 +4,7 @@
  * the future), so the build keeps every order and the lookup decides.
  */
 import type { ActiveDataset } from '../db/datasets.ts'
-import type { BuildContext, DatasetSpec } from '../sync/types.ts'
+import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 import { parsedRows } from './read.ts'
 
 export const OOS_FILE_ID = 'p2mt-9ige'

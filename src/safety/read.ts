@@ -1,8 +1,8 @@
 /** Reads an SMS or OOS file through one of the row parsers of rows.ts. */
 import { statSync } from 'node:fs'
-import { readCsv } from '../sync/csv.ts'
-import { parseInWorker } from '../sync/parallel.ts'
-import type { BuildContext } from '../sync/types.ts'
+import { readCsv } from '../ingest/csv.ts'
+import { parseInWorker } from '../ingest/parallel.ts'
+import type { BuildContext } from '../ingest/types.ts'
 import { ROW_PARSERS, type RowParserName } from './rows.ts'
 
 const ROWS_MODULE = new URL('./rows.ts', import.meta.url).href

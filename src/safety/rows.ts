@@ -7,8 +7,8 @@
  * case, sometimes another order: the SMS census moves `fax` last), so columns are found by name,
  * case-insensitively, from the header row: the first row each parser sees.
  */
-import * as N from '../sync/normalize.ts'
-import { FormatError } from '../sync/csv.ts'
+import * as N from '../ingest/normalize.ts'
+import { FormatError } from '../ingest/csv.ts'
 import { PUBLISHED_BASICS, parsePercentile } from './basics.ts'
 
 /** A parser's answer: a row, a reject reason, or null for the header row. */

@@ -6,7 +6,7 @@
  */
 import { existsSync, rmSync } from 'node:fs'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import type { BuildContext, DatasetSpec } from '../sync/types.ts'
+import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 import { BASIC_COLUMNS, PUBLISHED_BASICS } from './basics.ts'
 import { parsedRows } from './read.ts'
 import {

@@ -25,7 +25,7 @@ import {
 } from './rows.ts'
 import { MIN_INSPECTIONS_FOR_RATE, isRateReliable, oosRate } from './record.ts'
 import { windowStart } from './sms.ts'
-import type { BuildContext } from '../sync/types.ts'
+import type { BuildContext } from '../ingest/types.ts'
 
 const dirs: string[] = []
 afterEach(() => {

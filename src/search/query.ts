@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
-import { findCensusRow, type CensusRow } from '../carriers/census.ts'
+import { findCensusRow, type CensusRow } from '../census/census.ts'
 import { docketCandidates, parseIdentifier } from '../carriers/docket.ts'
 import { entityTypes } from '../carriers/entity.ts'
 import { EntityType } from '../carriers/schema.ts'

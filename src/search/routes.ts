@@ -10,7 +10,7 @@ import type { AppEnv } from '../http/env.ts'
 import type { RouteDoc } from '../http/openapi.ts'
 import { parseOr } from '../http/validate.ts'
 import { charge, peekUsage, rateLimitHeaders } from '../keys/usage.ts'
-import { DATASET_NAMES } from '../sync/types.ts'
+import { DATASET_NAMES } from '../db/names.ts'
 import {
   CANDIDATES,
   CompanySummaryJson,

@@ -1,10 +1,12 @@
 import { Worker } from 'node:worker_threads'
-import { buildDatasetFile, removeDbFile, type BuildOptions } from './build.ts'
+import { buildDatasetFile, type BuildOptions } from '../ingest/build.ts'
+import { removeDbFile } from '../db/open.ts'
 import type { BuildJob, BuildToMain, MainToBuild } from './build-worker.ts'
 import { datasetSpec } from './datasets.ts'
-import type { BuildStats, DatasetSpec } from './types.ts'
+import type { DatasetSpec } from '../ingest/types.ts'
+import type { BuildStats } from '../db/names.ts'
 
-const BOOT = new URL('./parse-worker-boot.mjs', import.meta.url)
+const BOOT = new URL('../ingest/parse-worker-boot.mjs', import.meta.url)
 const ENTRY = new URL('./build-worker.ts', import.meta.url).href
 
 /** An error from the build worker, keeping the original error's name (FormatError, VerifyError…). */

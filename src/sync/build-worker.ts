@@ -3,9 +3,10 @@
  * parsing, inserting, FTS and index builds and quick_check never pause HTTP requests.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { buildDatasetFile } from './build.ts'
+import { buildDatasetFile } from '../ingest/build.ts'
 import { datasetSpec } from './datasets.ts'
-import type { BuildProgress, BuildStats, DatasetName } from './types.ts'
+import type { BuildProgress } from '../ingest/types.ts'
+import type { BuildStats, DatasetName } from '../db/names.ts'
 
 export interface BuildJob {
   dataset: DatasetName

@@ -1,10 +1,11 @@
 /** Every dataset the appliance builds, in build order. Each owner module exports its spec. */
-import { censusDataset } from '../carriers/census.ts'
+import { censusDataset } from '../census/census.ts'
 import { legacyDataset } from '../licensing/legacy.ts'
 import { motusDataset } from '../licensing/motus.ts'
 import { oosDataset } from '../safety/oos.ts'
 import { smsDataset } from '../safety/sms.ts'
-import type { DatasetName, DatasetSpec } from './types.ts'
+import type { DatasetSpec } from '../ingest/types.ts'
+import type { DatasetName } from '../db/names.ts'
 
 export const DATASETS: readonly DatasetSpec[] = [
   censusDataset,

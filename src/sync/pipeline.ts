@@ -5,18 +5,19 @@ import type { DatasetRegistry } from '../db/datasets.ts'
 import { acquireLease } from '../db/leases.ts'
 import type { Sqlite } from '../db/open.ts'
 import type { Logger } from '../log.ts'
-import { verifyBuild } from './build.ts'
+import { verifyBuild } from '../ingest/build.ts'
 import { buildInWorker } from './build-runner.ts'
 import { DATASETS } from './datasets.ts'
-import type { BuildProgress, BuildStats, Channel, DatasetName, DatasetSpec } from './types.ts'
+import type { BuildProgress, DatasetSpec } from '../ingest/types.ts'
+import type { BuildStats, Channel, DatasetName } from '../db/names.ts'
 import {
   activateVersion,
   activeVersion,
   createVersion,
   failVersion,
   type VersionRow,
-} from './versions.ts'
-import { enqueueEvent } from '../webhooks/outbox.ts'
+} from '../db/versions.ts'
+import { enqueueEvent } from '../db/outbox.ts'
 import { runWatchMonitor, type MonitorDeps } from '../webhooks/monitor.ts'
 import type { Config } from '../config.ts'
 

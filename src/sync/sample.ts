@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import type { PipelineDeps, RunResult } from './pipeline.ts'
 import { filesInDir, importDir } from './pipeline.ts'
-import { activeVersion } from './versions.ts'
+import { activeVersion } from '../db/versions.ts'
 
 /** A fingerprint of the bundled sample files (they are small): a new release's sample rebuilds. */
 export function sampleFingerprint(dir: string): string | null {

@@ -4,7 +4,8 @@
  * FMCSA_BASE_URL replaces the portal for an internal mirror with the same URL layout.
  */
 import { DATASETS } from './datasets.ts'
-import type { DatasetName, DatasetSpec, SourceFileSpec } from './types.ts'
+import type { DatasetSpec, SourceFileSpec } from '../ingest/types.ts'
+import type { DatasetName } from '../db/names.ts'
 
 export type UrlForm = SourceFileSpec['format']
 

@@ -8,8 +8,8 @@ import { DATASETS } from './datasets.ts'
 import { getSourceFile } from './download.ts'
 import { leaseName } from './pipeline.ts'
 import { sourcesOf } from './sources.ts'
-import type { DatasetName } from './types.ts'
-import { activeVersion } from './versions.ts'
+import type { DatasetName } from '../db/names.ts'
+import { activeVersion } from '../db/versions.ts'
 
 export interface RunInfo {
   id: number

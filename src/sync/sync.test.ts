@@ -11,7 +11,7 @@ import { LICENSING_FIXTURES, startFmcsaServer, type FmcsaServer } from '../testi
 import { leaseName } from './pipeline.ts'
 import { syncStatus } from './status.ts'
 import { syncAll, syncDataset, type SyncOptions, type SyncResult } from './sync.ts'
-import type { DatasetName } from './types.ts'
+import type { DatasetName } from '../db/names.ts'
 
 const TODAY = '2026-11-15'
 const MIRRORED: DatasetName[] = ['census', 'legacy', 'motus']

@@ -12,7 +12,7 @@ import {
   filing,
   revocation,
   trustContext,
-} from './testing.ts'
+} from '../testing/trust.ts'
 
 interface Case {
   name: string

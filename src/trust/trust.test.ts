@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { findCensusRow } from '../carriers/census.ts'
+import { findCensusRow } from '../census/census.ts'
 import { CarrierJson } from '../carriers/schema.ts'
 import { addReview, reviewInput } from '../reviews/reviews.ts'
 import { carrierRow, writeCensus } from '../testing/census-fixture.ts'
@@ -11,7 +11,7 @@ import { createTestContext, type TestContext } from '../testing/context.ts'
 import { LICENSING_FIXTURES } from '../testing/fmcsa-server.ts'
 import { TRUST_VERSION } from './score.ts'
 import { addressKey, contactSignals, SHARER_SCAN_LIMIT } from './signals.ts'
-import { carrierRecord, daysAgo, TODAY } from './testing.ts'
+import { carrierRecord, daysAgo, TODAY } from '../testing/trust.ts'
 
 const compact = (d: string) => d.replaceAll('-', '')
 let ctx: TestContext

@@ -22,8 +22,8 @@ import {
   rotateSecret,
   type SubscribableEvent,
 } from './endpoints.ts'
-import { enqueueEvent } from './outbox.ts'
-import { startReceiver, type Receiver } from './test-receiver.ts'
+import { enqueueEvent } from '../db/outbox.ts'
+import { startReceiver, type Receiver } from '../testing/webhook-receiver.ts'
 
 let rx: Receiver
 beforeAll(async () => {

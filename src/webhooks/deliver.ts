@@ -12,7 +12,7 @@ import { AppError } from '../errors.ts'
 import type { Logger } from '../log.ts'
 import { dispatchEvents } from './dispatch.ts'
 import { endpointSecrets, mustGetEndpoint, signingSecrets } from './endpoints.ts'
-import { newMessageId, type EventType } from './outbox.ts'
+import { newMessageId, type EventType } from '../db/outbox.ts'
 import { signatureHeader } from './sign.ts'
 import { checkTarget, systemLookup, type LookupAll } from './targets.ts'
 

@@ -1,7 +1,7 @@
 /** Fans outbox events out to the endpoints that should receive them, as delivery rows. */
 import type { Sqlite } from '../db/open.ts'
 import { PLANS } from '../keys/plans.ts'
-import type { EventType } from './outbox.ts'
+import type { EventType } from '../db/outbox.ts'
 
 const WEBHOOK_PLANS = Object.values(PLANS)
   .filter((p) => p.webhooks)

@@ -14,7 +14,7 @@ import {
   rotateSecret,
   signingSecrets,
 } from './endpoints.ts'
-import { enqueueEvent } from './outbox.ts'
+import { enqueueEvent } from '../db/outbox.ts'
 
 const contexts: TestContext[] = []
 afterEach(() => {

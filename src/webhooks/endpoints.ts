@@ -5,7 +5,7 @@ import type { Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
 import { hasAccess, mustGetAccount } from '../keys/accounts.ts'
 import { PLANS } from '../keys/plans.ts'
-import { EVENT_TYPES, type EventType } from './outbox.ts'
+import { EVENT_TYPES, type EventType } from '../db/outbox.ts'
 import { generateSecret } from './sign.ts'
 import { checkTarget, parseTargetUrl, systemLookup, type LookupAll } from './targets.ts'
 

@@ -10,8 +10,8 @@ import type { DataView, DatasetRegistry } from '../db/datasets.ts'
 import { acquireLease } from '../db/leases.ts'
 import type { Sqlite } from '../db/open.ts'
 import type { Logger } from '../log.ts'
-import type { DatasetName } from '../sync/types.ts'
-import { enqueueEvent } from './outbox.ts'
+import type { DatasetName } from '../db/names.ts'
+import { enqueueEvent } from '../db/outbox.ts'
 
 type Scalar = string | number | boolean | null
 

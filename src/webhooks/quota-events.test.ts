@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CENSUS_FILE_ID } from '../carriers/census.ts'
+import { CENSUS_FILE_ID } from '../census/census.ts'
 import { periodOf } from '../clock.ts'
 import { openSqlite } from '../db/open.ts'
 import { verifyKey } from '../keys/keys.ts'
@@ -12,7 +12,7 @@ import { carrierRow, writeCensus } from '../testing/census-fixture.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { deliverDue } from './deliver.ts'
 import { addEndpoint } from './endpoints.ts'
-import { startReceiver, type Receiver } from './test-receiver.ts'
+import { startReceiver, type Receiver } from '../testing/webhook-receiver.ts'
 
 let rx: Receiver
 let ctx: TestContext

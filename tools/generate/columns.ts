@@ -2,7 +2,7 @@
  * File names (Socrata dataset ids) and column lists of every FMCSA format the generator writes
  * (FMCSA-DATA.md §2). These are a contract: importers and tests depend on them.
  */
-import { CENSUS_COLUMNS } from '../../carriers/census.ts'
+import { CENSUS_COLUMNS } from '../../src/census/census.ts'
 
 const cols = (s: string): readonly string[] => Object.freeze(s.trim().split(/\s+/))
 

@@ -33,7 +33,7 @@ TRPTRUCK TRPTRACT TRPTRAIL TRPCOACH TRPSCHOOL_1_8 TRPSCHOOL_9_15 TRPSCHOOL_16 TR
 TRPVAN_9_15 TRPLIMO_1_8 TRPLIMO_9_15 TRPLIMO_16 DOCKET1_STATUS_CODE DOCKET2_STATUS_CODE
 DOCKET3_STATUS_CODE`.split(/\s+/)
 
-const REPO = join(import.meta.dirname, '../../..')
+const REPO = join(import.meta.dirname, '../..')
 const tmp = mkdtempSync(join(tmpdir(), 'cv-generate-'))
 const sampleA = join(tmp, 'a')
 const sampleB = join(tmp, 'b')

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Deps } from '../deps.ts'
-import type { Job, JobFactory } from '../jobs/jobs.ts'
+import type { Job, JobFactory } from './jobs.ts'
 
 /** How many daily app.db backups are kept. */
 export const KEEP_BACKUPS = 7

@@ -1,8 +1,8 @@
 import { join } from 'node:path'
 import type { Clock } from '../clock.ts'
-import type { Sqlite } from '../db/open.ts'
-import { removeDbFile } from './build.ts'
-import type { BuildStats, Channel, DatasetName } from './types.ts'
+import type { Sqlite } from './open.ts'
+import { removeDbFile } from './open.ts'
+import type { BuildStats, Channel, DatasetName } from './names.ts'
 
 export interface VersionRow {
   id: number

@@ -2,7 +2,7 @@
  * Name-search latency at scale (DESIGN.md §7: name search over the full census, p99 ≤ 25 ms).
  *
  *   npx tsx bench/generate.ts --out data/bench --census-rows 500000 --only az4n-8mr2
- *   npx tsx src/search/bench.ts --dir data/bench [--data /tmp/cvk-search-bench] [--per-kind 300]
+ *   npx tsx bench/search.ts --dir data/bench [--data /tmp/cvk-search-bench] [--per-kind 300]
  *
  * Imports the census from --dir into --data (skipped when --data already has it), then times
  * GET /v1/search end to end (auth, metering, JSON) for a mix of queries: common words, type-ahead
@@ -11,13 +11,13 @@
  */
 import { existsSync, mkdirSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { createApp } from '../app.ts'
-import { loadConfig } from '../config.ts'
-import { createDeps, pipelineDeps } from '../deps.ts'
-import { createAccount } from '../keys/accounts.ts'
-import { createKey } from '../keys/keys.ts'
-import { silentLogger } from '../log.ts'
-import { importDir } from '../sync/pipeline.ts'
+import { createApp } from '../src/app.ts'
+import { loadConfig } from '../src/config.ts'
+import { createDeps, pipelineDeps } from '../src/deps.ts'
+import { createAccount } from '../src/keys/accounts.ts'
+import { createKey } from '../src/keys/keys.ts'
+import { silentLogger } from '../src/log.ts'
+import { importDir } from '../src/sync/pipeline.ts'
 
 const { values } = parseArgs({
   options: {

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { pipelineDeps } from '../deps.ts'
 import { importDir, runBuild } from '../sync/pipeline.ts'
-import { activeVersion } from '../sync/versions.ts'
+import { activeVersion } from '../db/versions.ts'
 import {
   carrierRow,
   censusLine,

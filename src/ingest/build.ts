@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import { openSqlite } from '../db/open.ts'
-import type { BuildContext, BuildProgress, BuildStats, DatasetSpec, FileStats } from './types.ts'
+import { openSqlite, removeDbFile } from '../db/open.ts'
+import type { BuildContext, BuildProgress, DatasetSpec } from './types.ts'
+import type { BuildStats, FileStats } from '../db/names.ts'
 
 const BATCH = 5_000
 const MAX_SAMPLES = 20
@@ -112,9 +113,4 @@ export function verifyBuild(
     throw new VerifyError(
       `${stats.rows} rows is less than ${spec.minRowsRatio * 100}% of the previous version's ${previousRows}`,
     )
-}
-
-export function removeDbFile(path: string): void {
-  for (const p of [path, `${path}-journal`, `${path}-wal`, `${path}-shm`])
-    if (existsSync(p)) rmSync(p, { force: true })
 }

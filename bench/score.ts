@@ -3,7 +3,7 @@
  * `npx vitest bench src/trust`. (Not part of `vitest run`; figures are printed, never asserted.)
  */
 import { bench, describe } from 'vitest'
-import { computeTrust } from './score.ts'
+import { computeTrust } from '../src/trust/score.ts'
 import {
   basics,
   brokerRecord,
@@ -12,7 +12,7 @@ import {
   filing,
   revocation,
   trustContext,
-} from './testing.ts'
+} from '../src/testing/trust.ts'
 
 const ctx = trustContext()
 const carrier = carrierRecord()

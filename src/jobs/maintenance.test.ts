@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import { DAY } from '../clock.ts'
-import { openAppDb } from './app-db.ts'
+import { openAppDb } from '../db/app-db.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { KEEP_BACKUPS, runMaintenance } from './maintenance.ts'
 

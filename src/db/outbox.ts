@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto'
-import type { Sqlite } from '../db/open.ts'
+import type { Sqlite } from './open.ts'
 
 export const EVENT_TYPES = [
   'quota.threshold_reached',

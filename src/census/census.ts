@@ -5,9 +5,9 @@
  */
 import type { ActiveDataset } from '../db/datasets.ts'
 import { buildSearchIndex } from '../search/fts.ts'
-import { parseInWorker } from '../sync/parallel.ts'
-import * as N from '../sync/normalize.ts'
-import type { BuildContext, DatasetSpec } from '../sync/types.ts'
+import { parseInWorker } from '../ingest/parallel.ts'
+import * as N from '../ingest/normalize.ts'
+import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 
 export const CENSUS_FILE_ID = 'az4n-8mr2'
 

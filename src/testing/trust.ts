@@ -3,10 +3,10 @@
  * every block filled, edited in place by the test. Dates are relative to TODAY.
  */
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust } from '../carriers/blocks.ts'
-import type { CensusRow } from '../carriers/census.ts'
+import type { CensusRow } from '../census/census.ts'
 import type { CompanyRecord } from '../carriers/record.ts'
 import type { BasicJson, FilingJson, RevocationJson } from '../carriers/schema.ts'
-import type { TrustContext } from './score.ts'
+import type { TrustContext } from '../trust/score.ts'
 
 export const TODAY = '2026-11-15'
 

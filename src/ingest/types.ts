@@ -1,9 +1,5 @@
+import type { BuildStats, DatasetName } from '../db/names.ts'
 import type { Sqlite } from '../db/open.ts'
-
-/** The dataset files the mirror builds; each is one SQLite file with its own versions. */
-export const DATASET_NAMES = ['census', 'legacy', 'motus', 'sms', 'oos'] as const
-export type DatasetName = (typeof DATASET_NAMES)[number]
-export type Channel = 'live' | 'sample'
 
 /** One regulator file that feeds a dataset. */
 export interface SourceFileSpec {
@@ -34,26 +30,6 @@ export interface DatasetSpec {
   maxRejectRatio: number
   /** writes the dataset's tables into ctx.db (already a fresh, empty file) */
   build(ctx: BuildContext): Promise<void>
-}
-
-export interface FileStats {
-  rows: number
-  rejects: number
-}
-
-export interface RejectSample {
-  file: string
-  line: number
-  reason: string
-}
-
-export interface BuildStats {
-  rows: number
-  rejects: number
-  files: Record<string, FileStats>
-  rejectSamples: RejectSample[]
-  /** normalisation counters worth surfacing (e.g. money unit guesses) */
-  notes: Record<string, number>
 }
 
 export interface BuildProgress {
