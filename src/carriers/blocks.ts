@@ -1,5 +1,8 @@
 /** Blocks with every key present and nothing on file: the starting point of each block builder. */
-import type { AuthorityJson, InsuranceJson, ReviewsJson, SafetyJson, TrustJson } from './schema.ts'
+import type { ReviewsJson } from '../reviews/schema.ts'
+import type { TrustJson } from '../trust/schema.ts'
+import type { SafetyJson } from '../safety/schema.ts'
+import type { AuthorityJson, InsuranceJson } from '../licensing/schema.ts'
 
 export const emptyAuthority = (): AuthorityJson => ({
   status: null,

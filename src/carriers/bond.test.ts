@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { emptyInsurance } from './blocks.ts'
 import { bondForm, toBondJson } from './bond.ts'
-import type { FilingJson, InsuranceJson } from './schema.ts'
+import type { FilingJson, InsuranceJson } from '../licensing/schema.ts'
 
 const filing = (over: Partial<FilingJson>): FilingJson => ({
   docket_number: 'MC-100002',

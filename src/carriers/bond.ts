@@ -3,14 +3,10 @@
  * read from the record's insurance block (filings and on-file facts), plus the insurance on file.
  */
 import { z } from 'zod'
-import {
-  CrosscheckJson,
-  EntityType,
-  FilingJson,
-  InsuranceJson,
-  MetaJson,
-  type CarrierJson,
-} from './schema.ts'
+import { MetaJson, type CarrierJson } from './schema.ts'
+import { CrosscheckJson } from '../crosscheck/schema.ts'
+import { FilingJson, InsuranceJson } from '../licensing/schema.ts'
+import { EntityType } from '../fields.ts'
 
 const date = z
   .string()

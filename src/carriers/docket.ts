@@ -13,7 +13,7 @@ import { resolveDocketViaQcmobile } from '../crosscheck/crosscheck.ts'
 import { findCensusByDocket } from '../census/census.ts'
 import { findRecord } from './lookup.ts'
 import type { CompanyRecord } from './record.ts'
-import type { EntityType } from './schema.ts'
+import type { EntityType } from '../fields.ts'
 
 /**
  * Authority letters of USDOT-suffix identifiers (fmcsa.dot.gov registration modernization):

@@ -1,7 +1,7 @@
 /** Entity type (FMCSA-DATA.md §6): collect every role, then choose one primary value. */
 import type { CensusRow } from '../census/census.ts'
 import type { Roles } from '../licensing/record.ts'
-import type { EntityType } from './schema.ts'
+import type { EntityType } from '../fields.ts'
 
 const PRIVATE_CLASSES = /^(PRIVATE PROPERTY|PRIVATE PASSENGER.*|PRIV\. PASS\..*)$/
 const FOR_HIRE = /(AUTHORIZED FOR HIRE|EXEMPT FOR HIRE)/

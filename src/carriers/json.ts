@@ -1,6 +1,7 @@
 import type { Usage } from '../keys/usage.ts'
 import type { CompanyRecord } from './record.ts'
-import type { CarrierJson, CrosscheckJson, MetaJson } from './schema.ts'
+import type { CarrierJson, MetaJson } from './schema.ts'
+import type { CrosscheckJson } from '../crosscheck/schema.ts'
 
 export interface MetaInput {
   usage: Usage | null

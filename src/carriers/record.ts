@@ -16,15 +16,11 @@ import { contactSignals } from '../trust/signals.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
 import { findCensusRow, type CensusRow } from '../census/census.ts'
 import { entityTypes } from './entity.ts'
-import type {
-  AddressJson,
-  AuthorityJson,
-  CarrierJson,
-  ContactJson,
-  FleetJson,
-  IdentityJson,
-  SafetyJson,
-} from './schema.ts'
+import type { CarrierJson } from './schema.ts'
+import type { SafetyJson } from '../safety/schema.ts'
+import type { AuthorityJson } from '../licensing/schema.ts'
+import type { ContactJson, FleetJson, IdentityJson } from '../census/schema.ts'
+import type { AddressJson } from '../fields.ts'
 
 export type CompanyRecord = Omit<CarrierJson, 'meta' | 'crosscheck'> & {
   dotNumber: number

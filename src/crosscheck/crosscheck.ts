@@ -4,7 +4,7 @@
  * limiter and timeout. Answers are cached per USDOT. The state lives per Deps instance.
  */
 import type { CompanyRecord } from '../carriers/record.ts'
-import type { CrosscheckJson } from '../carriers/schema.ts'
+import type { CrosscheckJson } from './schema.ts'
 import type { Deps } from '../deps.ts'
 import { CircuitBreaker } from './breaker.ts'
 import { TtlCache } from './cache.ts'

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { getCompanyRecord } from '../carriers/record.ts'
-import { AuthorityJson, InsuranceJson } from '../carriers/schema.ts'
+import { AuthorityJson, InsuranceJson } from './schema.ts'
 import type { DataView } from '../db/datasets.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { LICENSING_FIXTURES } from '../testing/fmcsa-server.ts'

@@ -4,13 +4,8 @@
  * A lookup is a handful of indexed queries per dataset: USDOT → dockets, then each table by docket.
  */
 import type { ActiveDataset, DataView } from '../db/datasets.ts'
-import type {
-  AddressJson,
-  AuthorityJson,
-  FilingJson,
-  InsuranceJson,
-  RevocationJson,
-} from '../carriers/schema.ts'
+import type { AuthorityJson, FilingJson, InsuranceJson, RevocationJson } from './schema.ts'
+import type { AddressJson } from '../fields.ts'
 import { INS_TYPE_WORDS, methodStatus, policyKey } from './tables.ts'
 
 /** Roles the licensing data proves: 'active' authority, 'inactive' (held before), or null (never). */

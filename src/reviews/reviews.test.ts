@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { emptyReviews } from '../carriers/blocks.ts'
-import { ReviewsJson } from '../carriers/schema.ts'
+import { ReviewsJson } from './schema.ts'
 import { openAppDb } from '../db/app-db.ts'
 import type { Sqlite } from '../db/open.ts'
 import {

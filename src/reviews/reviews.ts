@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto'
 import Papa from 'papaparse'
 import { z } from 'zod'
-import type { ReviewsJson } from '../carriers/schema.ts'
+import type { ReviewsJson } from './schema.ts'
 import type { Sqlite } from '../db/open.ts'
 import * as N from '../ingest/normalize.ts'
 

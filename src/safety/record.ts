@@ -1,6 +1,6 @@
 /** The safety block from the SMS and OOS-order datasets (FMCSA-DATA.md §2.4–2.6, §4.2). */
 import type { DataView, ActiveDataset } from '../db/datasets.ts'
-import type { BasicJson, SafetyJson } from '../carriers/schema.ts'
+import type { BasicJson, SafetyJson } from './schema.ts'
 import { BASICS, BASIC_COLUMNS, type BasicDef } from './basics.ts'
 import { nationalAverages, type NationalAverages } from './national-averages.ts'
 import { findOosOrders, isOosOrderActive } from './oos.ts'

@@ -5,7 +5,8 @@
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust } from '../carriers/blocks.ts'
 import type { CensusRow } from '../census/census.ts'
 import type { CompanyRecord } from '../carriers/record.ts'
-import type { BasicJson, FilingJson, RevocationJson } from '../carriers/schema.ts'
+import type { BasicJson } from '../safety/schema.ts'
+import type { FilingJson, RevocationJson } from '../licensing/schema.ts'
 import type { TrustContext } from '../trust/score.ts'
 
 export const TODAY = '2026-11-15'

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { CompanyRecord } from '../carriers/record.ts'
-import { TrustJson } from '../carriers/schema.ts'
+import { TrustJson } from './schema.ts'
 import { computeTrust, GATES, gradeOf, TRUST_VERSION, type TrustContext } from './score.ts'
 import { reviewsAsOf, type ContactSignals } from './signals.ts'
 import {

@@ -6,7 +6,7 @@
  * gives the same score.
  */
 import type { CompanyRecord } from '../carriers/record.ts'
-import type { TrustJson } from '../carriers/schema.ts'
+import type { TrustJson } from './schema.ts'
 import {
   anyAuthorityActive,
   authorityRequired,

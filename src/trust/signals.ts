@@ -5,7 +5,7 @@
  * `contactSignals`, which runs a few bounded, indexed queries during record assembly.
  */
 import type { CompanyRecord } from '../carriers/record.ts'
-import type { AuthorityJson, FilingJson } from '../carriers/schema.ts'
+import type { AuthorityJson, FilingJson } from '../licensing/schema.ts'
 import type { ActiveDataset, DataView } from '../db/datasets.ts'
 
 export type TrustDataset = 'census' | 'motus' | 'legacy' | 'sms' | 'oos' | 'reviews'

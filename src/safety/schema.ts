@@ -1,0 +1,51 @@
+/** The safety block of the record: ratings, inspections, crashes, OOS rates and the seven BASICs. */
+import { z } from 'zod'
+import { date } from '../fields.ts'
+
+export const BasicJson = z.object({
+  code: z.string(),
+  name: z.string(),
+  measure: z.number().nullable(),
+  percentile: z.number().nullable(),
+  alert: z.boolean().nullable(),
+  roadside_alert: z.boolean().nullable(),
+  acute_critical: z.boolean().nullable(),
+  inspections_with_violation: z.number().int().nullable(),
+  run_date: date,
+  public: z.boolean(),
+  /** why a value is null: not_public, withheld_fast_act, not_in_sms, or the published text */
+  reason: z.string().nullable(),
+})
+export type BasicJson = z.infer<typeof BasicJson>
+
+export const SafetyJson = z.object({
+  safety_rating: z.enum(['Satisfactory', 'Conditional', 'Unsatisfactory']).nullable(),
+  safety_rating_code: z.enum(['S', 'C', 'U']).nullable(),
+  safety_rating_date: date,
+  safety_review_date: date,
+  safety_review_type: z.string().nullable(),
+  crash_total: z.number().int().nullable(),
+  fatal_crash: z.number().int().nullable(),
+  injury_crash: z.number().int().nullable(),
+  towaway_crash: z.number().int().nullable(),
+  inspections_total: z.number().int().nullable(),
+  driver_inspections: z.number().int().nullable(),
+  driver_oos_inspections: z.number().int().nullable(),
+  vehicle_inspections: z.number().int().nullable(),
+  vehicle_oos_inspections: z.number().int().nullable(),
+  hazmat_inspections: z.number().int().nullable(),
+  hazmat_oos_inspections: z.number().int().nullable(),
+  driver_oos_rate: z.number().nullable(),
+  vehicle_oos_rate: z.number().nullable(),
+  hazmat_oos_rate: z.number().nullable(),
+  driver_oos_rate_national_average: z.number().nullable(),
+  vehicle_oos_rate_national_average: z.number().nullable(),
+  hazmat_oos_rate_national_average: z.number().nullable(),
+  national_average_period: z.string().nullable(),
+  iss_score: z.number().nullable(),
+  window_start: date,
+  window_end: date,
+  as_of: date,
+  basics: z.array(BasicJson),
+})
+export type SafetyJson = z.infer<typeof SafetyJson>
