@@ -61,6 +61,9 @@ export default tseslint.config(
   {
     files: ['eslint.config.js', '.dependency-cruiser.cjs'],
     ...tseslint.configs.disableTypeChecked,
-    languageOptions: { globals: { module: 'writable' } },
+    languageOptions: {
+      ...tseslint.configs.disableTypeChecked.languageOptions,
+      globals: { module: 'writable' },
+    },
   },
 )
