@@ -1,30 +1,45 @@
+/**
+ * The composition root of the HTTP API: middleware, then every endpoint of src/http/routes/ (one
+ * file each; how to add one is at the top of src/http/routes/endpoint.ts), then 404/405 and errors.
+ */
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { secureHeaders } from 'hono/secure-headers'
-import { brokerDocs, brokerRoutes } from './carriers/broker-routes.ts'
-import { carrierDocs, carrierRoutes } from './carriers/routes.ts'
 import type { Deps } from './deps.ts'
 import { AppError } from './errors.ts'
 import { apiKeyAuth } from './http/api-key-auth.ts'
 import type { AppEnv } from './http/env.ts'
 import { notFound, onError, type KnownRoute } from './http/errors.ts'
-import { docsDocs, docsRoutes } from './http/docs.ts'
 import type { RouteDoc } from './http/openapi.ts'
-import { opsDocs, opsRoutes } from './http/ops.ts'
 import { requestContext } from './http/request-log.ts'
-import { searchDocs, searchRoutes } from './search/routes.ts'
+import { bondEndpoint } from './http/routes/bond.ts'
+import { brokerEndpoint } from './http/routes/broker.ts'
+import { carrierEndpoint } from './http/routes/carrier.ts'
+import { docsEndpoint } from './http/routes/docs.ts'
+import type { Endpoint } from './http/routes/endpoint.ts'
+import { opsEndpoint } from './http/routes/ops.ts'
+import { searchEndpoint } from './http/routes/search.ts'
+import { verifyEndpoint } from './http/routes/verify.ts'
 
 /** Largest accepted request body: a 100-item batch is far below it. */
 export const BODY_LIMIT = 64 * 1024
 
-/** Every documented route, for /openapi.json (a contract test checks it against app.routes). */
-export const ROUTE_DOCS: readonly RouteDoc[] = [
-  ...opsDocs,
-  ...docsDocs,
-  ...carrierDocs,
-  ...brokerDocs,
-  ...searchDocs,
+/** Endpoints that need an API key; served under /v1 and /api/v1 (paths relative to /v1). */
+const API_ENDPOINTS: readonly Endpoint[] = [
+  carrierEndpoint,
+  brokerEndpoint,
+  bondEndpoint,
+  verifyEndpoint,
+  searchEndpoint,
 ]
+
+/** Endpoints without a key, at the root: liveness, readiness, metrics, the API reference. */
+const OPEN_ENDPOINTS: readonly Endpoint[] = [opsEndpoint, docsEndpoint(() => ROUTE_DOCS)]
+
+/** Every documented route, for /openapi.json (a contract test checks it against app.routes). */
+export const ROUTE_DOCS: readonly RouteDoc[] = [...OPEN_ENDPOINTS, ...API_ENDPOINTS].flatMap(
+  (e) => e.docs,
+)
 
 /** Builds the HTTP app over injected deps; tests call app.request() on it. */
 export function createApp(deps: Deps) {
@@ -39,14 +54,11 @@ export function createApp(deps: Deps) {
       },
     }),
   )
-  app.route('/', opsRoutes(deps))
-  app.route('/', docsRoutes({ publicUrl: deps.config.publicUrl, routes: () => ROUTE_DOCS }))
+  for (const e of OPEN_ENDPOINTS) app.route('/', e.routes(deps))
 
   const v1 = new Hono<AppEnv>()
   v1.use(apiKeyAuth(deps))
-  v1.route('/', carrierRoutes(deps))
-  v1.route('/', brokerRoutes(deps))
-  v1.route('/', searchRoutes(deps))
+  for (const e of API_ENDPOINTS) v1.route('/', e.routes(deps))
   for (const base of ['/v1', '/api/v1']) app.route(base, v1)
 
   const known: KnownRoute[] = app.routes

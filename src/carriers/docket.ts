@@ -3,6 +3,7 @@
  * `MC-123456`, `MC123456`, `mc 0123456`, `123456` (bare = MC), `FF…`, `MX…`, and the newer
  * USDOT-suffix identifiers (`1234567B`, `1234567-B`, `USDOT 1234567-B`).
  */
+import { z } from 'zod'
 import type { DataView } from '../db/datasets.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
@@ -225,3 +226,53 @@ export async function resolveIdentifier(
     },
   }
 }
+
+/** A USDOT number as given (path parameter or batch item): 1–8 digits after trimming, not zero. */
+export const DotParam = z
+  .string()
+  .trim()
+  .min(1, { error: 'USDOT number is required', abort: true })
+  .regex(/^\d+$/, { error: 'USDOT number must contain digits only', abort: true })
+  .regex(/^\d{1,8}$/, { error: 'USDOT number must be at most 8 digits', abort: true })
+  .transform(Number)
+  .refine((n) => n > 0, 'USDOT number must not be 0')
+
+/** A docket or USDOT-suffix identifier as given (path parameter or batch `mc`). */
+export const McParam = z
+  .string()
+  .max(MAX_INPUT)
+  .transform((v, ctx): Identifier => {
+    const id = parseIdentifier(v)
+    if (id) return id
+    ctx.addIssue({ code: 'custom', message: identifierProblem(v) ?? 'invalid docket' })
+    return z.NEVER
+  })
+  .meta({
+    description:
+      'An MC/FF/MX docket (`MC-123456`, `MC123456`, `mc 0123456`, `123456` = MC, `FF-12345`, `MX-12345`) or a USDOT-suffix identifier (`1234567B`, `1234567-B`, `USDOT 1234567-B`).',
+  })
+
+/** How an identifier was resolved (broker answers and batch items given by `mc`). */
+export const DocketLookupJson = z.object({
+  query: z.string().meta({ description: 'the identifier as given' }),
+  identifier: z.string().meta({ description: 'canonical form: MC-123456, FF-1234 or 1234567-B' }),
+  kind: z.enum(['docket', 'usdot_suffix']),
+  resolved_via: z.enum(['licensing', 'census', 'qcmobile', 'usdot']).meta({
+    description:
+      'licensing (Motus/legacy L&I), census (DOCKETn columns), qcmobile (the regulator, when the mirror has no holder) or usdot (suffix identifiers)',
+  }),
+  other_dot_numbers: z.array(z.string()).meta({
+    description:
+      'other USDOT numbers holding the same docket; the record shown is the one with active authority, then an active USDOT, then the most recent',
+  }),
+})
+export type DocketLookupJson = z.infer<typeof DocketLookupJson>
+
+/** The `lookup` block of a resolved identifier. */
+export const toDocketLookupJson = (query: string, m: IdentifierMatch): DocketLookupJson => ({
+  query,
+  identifier: m.identifier.display,
+  kind: m.identifier.kind,
+  resolved_via: m.via,
+  other_dot_numbers: m.others.map(String),
+})

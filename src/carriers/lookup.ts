@@ -1,30 +1,16 @@
-/** The shared path of every billed record lookup: find, bill, cross-check, shape. */
+/**
+ * The shared path of every billed lookup: find the record, charge the call (counting it in
+ * /metrics), cross-check, shape. `meterCall` is the one place a call is metered and counted.
+ */
 import { isoDate } from '../clock.ts'
 import { maybeCrosscheck } from '../crosscheck/crosscheck.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
-import { charge, meter, peekUsage, rateLimitHeaders, type Usage } from '../keys/usage.ts'
+import { meter, peekUsage, quotaExceeded, rateLimitHeaders, type Usage } from '../keys/usage.ts'
 import { toCarrierJson } from './json.ts'
 import { getCompanyRecord, type CompanyRecord } from './record.ts'
 import type { CarrierJson } from './schema.ts'
-import { z } from 'zod'
-
-/** `dot` path parameter: 1–8 digits after trimming, not zero. */
-export const DotParam = z
-  .string()
-  .trim()
-  .min(1, { error: 'USDOT number is required', abort: true })
-  .regex(/^\d+$/, { error: 'USDOT number must contain digits only', abort: true })
-  .regex(/^\d{1,8}$/, { error: 'USDOT number must be at most 8 digits', abort: true })
-  .transform(Number)
-  .refine((n) => n > 0, 'USDOT number must not be 0')
-
-/** `?crosscheck=true|false` */
-export const CrosscheckQuery = z
-  .enum(['true', 'false', '1', '0'], { message: 'crosscheck must be true or false' })
-  .transform((v) => v === 'true' || v === '1')
-  .optional()
 
 /** The record for a USDOT in the caller's view (sandbox keys read the sample), or null. */
 export function findRecord(deps: Deps, caller: Caller, dot: number): CompanyRecord | null {
@@ -40,6 +26,34 @@ export function findRecord(deps: Deps, caller: Caller, dot: number): CompanyReco
     deps.datasets.view(caller.mode),
     dot,
   )
+}
+
+/**
+ * A capped plan refused a call: counts the refusal in /metrics and returns the 429 to throw
+ * (or whose message to answer in a batch slot).
+ */
+export function refuseCall(deps: Pick<Deps, 'metrics'>, usage: Usage, at: Date): AppError {
+  deps.metrics.quotaRefusals.inc()
+  return quotaExceeded(usage, at)
+}
+
+/**
+ * Charges one call and counts it in /metrics: `billedLookups` when it is billed, `quotaRefusals`
+ * when a capped plan refuses it (then `allowed` is false and nothing is charged). Every billed
+ * route goes through here (carrier, broker, bond, search and each batch item).
+ */
+export function meterCall(deps: Deps, caller: Caller, at: Date = deps.clock()): Usage {
+  const usage = meter(deps, caller, 1, at)
+  if (!usage.allowed) deps.metrics.quotaRefusals.inc()
+  else if (usage.billed) deps.metrics.billedLookups.inc()
+  return usage
+}
+
+/** `meterCall` for a single-call route: a refusal is thrown as 429 quota_exceeded. */
+export function chargeCall(deps: Deps, caller: Caller, at: Date = deps.clock()): Usage {
+  const usage = meterCall(deps, caller, at)
+  if (!usage.allowed) throw quotaExceeded(usage, at)
+  return usage
 }
 
 export interface LookupResult {
@@ -58,15 +72,7 @@ export async function billAndShape(
   requestId: string,
   crosscheck: boolean | undefined,
 ): Promise<LookupResult> {
-  const at = deps.clock()
-  let usage: Usage
-  try {
-    usage = charge(deps, caller, 1, at)
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'quota_exceeded') deps.metrics.quotaRefusals.inc()
-    throw err
-  }
-  if (usage.billed) deps.metrics.billedLookups.inc()
+  const usage = chargeCall(deps, caller)
   return { json: await shapeMetered(deps, record, usage, requestId, crosscheck), usage }
 }
 
@@ -92,19 +98,6 @@ export async function shapeMetered(
   return toCarrierJson(record, { usage, requestId, source }, check)
 }
 
-/** Meters one batch item; null when the cap refuses it. */
-export function meterItem(deps: Deps, caller: Caller): Usage | null {
-  const usage = meter(deps, caller, 1, deps.clock())
-  if (!usage.allowed) {
-    deps.metrics.quotaRefusals.inc()
-    return null
-  }
-  if (usage.billed) deps.metrics.billedLookups.inc()
-  return usage
-}
-
 export function notFoundForDot(dot: number): AppError {
   return new AppError('not_found', `No company found for USDOT number ${dot}`)
 }
-
-export { peekUsage }

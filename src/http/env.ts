@@ -4,7 +4,5 @@ export interface AppEnv {
   Variables: {
     requestId: string
     caller: Caller
-    /** the matched route pattern for logs and metrics */
-    route?: string
   }
 }

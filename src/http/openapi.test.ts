@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { ROUTE_DOCS } from '../app.ts'
 import { errorCodes } from '../errors.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
-import { DOCS_ASSETS } from './docs.ts'
+import { DOCS_ASSETS } from './routes/docs.ts'
 import { buildOpenApi, toOpenApiPath, type RouteDoc } from './openapi.ts'
 
 type Json = Record<string, unknown>

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import type { MiddlewareHandler } from 'hono'
+import type { Context, MiddlewareHandler } from 'hono'
+import { matchedRoutes, routePath } from 'hono/route'
 import type { Logger } from '../log.ts'
 import type { Metrics } from '../metrics.ts'
 import type { AppEnv } from './env.ts'
@@ -22,7 +23,7 @@ export const requestContext =
     } finally {
       c.header('x-request-id', id)
       const ms = performance.now() - started
-      const route = c.get('route') ?? (c.res.status === 404 ? 'unmatched' : c.req.routePath)
+      const route = routeLabel(c)
       const caller = c.get('caller') as AppEnv['Variables']['caller'] | undefined
       metrics.httpRequests.inc({ method: c.req.method, route, status: String(c.res.status) })
       metrics.httpDuration.observe({ route }, ms / 1000)
@@ -39,3 +40,14 @@ export const requestContext =
       else log.info(line, 'request')
     }
   }
+
+/**
+ * The route label of logs and metrics: the pattern of the route that answered (`/v1/carrier/:dot`;
+ * the `/api/v1` alias is counted under `/v1`, so one endpoint is one label), `unmatched` for a 404
+ * no route answered, else the middleware that answered (`/v1/*` for a 401).
+ */
+export function routeLabel(c: Context<AppEnv>): string {
+  const reached = matchedRoutes(c)[c.req.routeIndex]
+  if ((!reached || reached.method === 'ALL') && c.res.status === 404) return 'unmatched'
+  return routePath(c).replace(/^\/api\/v1(?=\/|$)/, '/v1')
+}

@@ -1,9 +1,10 @@
 import { Hono } from 'hono'
 import { z } from 'zod'
-import type { Deps } from '../deps.ts'
-import { DATASET_NAMES } from '../db/names.ts'
-import type { AppEnv } from './env.ts'
-import type { RouteDoc } from './openapi.ts'
+import type { Deps } from '../../deps.ts'
+import { DATASET_NAMES } from '../../db/names.ts'
+import type { AppEnv } from '../env.ts'
+import type { RouteDoc } from '../openapi.ts'
+import type { Endpoint } from './endpoint.ts'
 
 /** Operational routes, no key: liveness, readiness, Prometheus metrics. */
 export const opsRoutes = (deps: Deps) =>
@@ -99,3 +100,6 @@ export const opsDocs: readonly RouteDoc[] = [
     errors: [],
   },
 ]
+
+/** /healthz, /readyz and /metrics: no key. */
+export const opsEndpoint: Endpoint = { docs: opsDocs, routes: opsRoutes }

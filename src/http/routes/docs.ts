@@ -7,9 +7,10 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { Hono } from 'hono'
 import { z } from 'zod'
-import { AppError } from '../errors.ts'
-import type { AppEnv } from './env.ts'
-import { buildOpenApi, type RouteDoc } from './openapi.ts'
+import { AppError } from '../../errors.ts'
+import type { AppEnv } from '../env.ts'
+import type { Endpoint } from './endpoint.ts'
+import { buildOpenApi, type RouteDoc } from '../openapi.ts'
 
 /** The swagger-ui-dist files the page uses, with their media types. */
 export const DOCS_ASSETS: Readonly<Record<string, string>> = {
@@ -66,7 +67,7 @@ export function swaggerUiDir(): string {
 function packageVersion(): string {
   try {
     const pkg = JSON.parse(
-      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+      readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'),
     ) as unknown
     const v = z.object({ version: z.string() }).safeParse(pkg)
     return v.success ? v.data.version : '1.0.0'
@@ -169,3 +170,9 @@ export const docsDocs: readonly RouteDoc[] = [
     errors: ['not_found'],
   },
 ]
+
+/** /openapi.json and /docs over `all()`, the entries of every endpoint (this one included). */
+export const docsEndpoint = (all: () => readonly RouteDoc[]): Endpoint => ({
+  docs: docsDocs,
+  routes: (deps) => docsRoutes({ publicUrl: deps.config.publicUrl, routes: all }),
+})

@@ -1,0 +1,326 @@
+/**
+ * The batch engine of POST /v1/verify: up to 100 companies by `dot` or `mc`, each answered in its
+ * slot in input order. Items are parsed one by one (an invalid item is a 400 in its slot), resolved,
+ * de-duplicated (a company named twice is looked up and billed once), metered in input order (a
+ * capped plan refuses the items past its cap with 429 in their slot) and shaped (cross-checks run
+ * in parallel). No HTTP here: the route parses the envelope and maps the result.
+ */
+import { z } from 'zod'
+import { DATASET_NAMES } from '../db/names.ts'
+import type { Deps } from '../deps.ts'
+import type { Caller } from '../keys/keys.ts'
+import { peekUsage, quotaExceeded, type Usage } from '../keys/usage.ts'
+import {
+  DocketLookupJson,
+  DotParam,
+  identifierKey,
+  McParam,
+  resolveIdentifier,
+  toDocketLookupJson,
+  type Identifier,
+  type IdentifierMatch,
+} from './docket.ts'
+import { toMetaJson } from './json.ts'
+import { findRecord, meterCall, notFoundForDot, refuseCall, shapeMetered } from './lookup.ts'
+import type { CompanyRecord } from './record.ts'
+import { CarrierJson, MetaJson } from './schema.ts'
+
+/** Most companies per POST /verify (seed §8.1 rule 8). */
+export const MAX_BATCH = 100
+const MAX_ID_LENGTH = 40
+
+/** A `dot` value in a batch: a string or a number. */
+export const DotValue = z
+  .union([z.string().max(MAX_ID_LENGTH), z.number()])
+  .meta({ description: 'USDOT number, as a string or a number' })
+
+/** One batch item: exactly one of dot or mc, and an optional per-item cross-check. */
+export const VerifyCompany = z.union([
+  z.strictObject({ dot: DotValue, crosscheck: z.boolean().optional() }),
+  z.strictObject({ mc: z.string().max(MAX_ID_LENGTH), crosscheck: z.boolean().optional() }),
+])
+export type VerifyCompany = z.infer<typeof VerifyCompany>
+
+const Input = z.unknown().meta({ description: 'the item exactly as sent' })
+
+export const VerifyFound = z.object({
+  input: Input,
+  status: z.literal(200),
+  dot_number: z.string(),
+  lookup: DocketLookupJson.nullable().meta({
+    description: 'how an `mc` item resolved; null for dot',
+  }),
+  record: CarrierJson,
+})
+export const VerifyInvalid = z.object({
+  input: Input,
+  status: z.literal(400),
+  error: z.string(),
+  code: z.enum(['invalid_request', 'invalid_dot', 'invalid_docket', 'duplicate']),
+  duplicate_of: z
+    .number()
+    .int()
+    .optional()
+    .meta({ description: 'index of the earlier item naming the same company' }),
+})
+export const VerifyNotFound = z.object({
+  input: Input,
+  status: z.literal(404),
+  error: z.string(),
+  code: z.literal('not_found'),
+})
+export const VerifyRefused = z.object({
+  input: Input,
+  status: z.literal(429),
+  error: z.string(),
+  code: z.literal('quota_exceeded'),
+  dot_number: z.string(),
+})
+export const VerifyResult = z.discriminatedUnion('status', [
+  VerifyFound,
+  VerifyInvalid,
+  VerifyNotFound,
+  VerifyRefused,
+])
+export type VerifyResult = z.infer<typeof VerifyResult>
+
+export const VerifyResponse = z.object({
+  results: z.array(VerifyResult).meta({ description: 'one entry per item, in input order' }),
+  summary: z.object({
+    requested: z.number().int(),
+    found: z.number().int(),
+    not_found: z.number().int(),
+    invalid: z.number().int(),
+    refused: z.number().int(),
+    billed: z.number().int().meta({ description: 'calls counted against the quota' }),
+  }),
+  meta: MetaJson.extend({
+    billed_calls: z.number().int().meta({ description: 'calls this batch counted' }),
+  }),
+})
+export type VerifyResponse = z.infer<typeof VerifyResponse>
+
+type Target = { kind: 'dot'; dot: number } | { kind: 'id'; id: Identifier; query: string }
+type ParsedItem =
+  | { ok: true; target: Target; key: string; crosscheck: boolean | undefined }
+  | { ok: false; code: 'invalid_request' | 'invalid_dot' | 'invalid_docket'; error: string }
+
+const firstMessage = (e: z.ZodError) => e.issues[0]?.message ?? 'invalid value'
+
+function parseDot(v: unknown): ParsedItem {
+  const raw = typeof v === 'number' && Number.isInteger(v) && v >= 0 ? String(v) : v
+  if (typeof raw !== 'string')
+    return { ok: false, code: 'invalid_dot', error: 'USDOT number must be a string or an integer' }
+  const r = DotParam.safeParse(raw)
+  if (!r.success) return { ok: false, code: 'invalid_dot', error: firstMessage(r.error) }
+  return {
+    ok: true,
+    target: { kind: 'dot', dot: r.data },
+    key: `DOT${r.data}`,
+    crosscheck: undefined,
+  }
+}
+
+/** One batch item → what to look up, or the reason it is invalid (answered in its slot). */
+export function parseVerifyItem(item: unknown, fromDotNumbers: boolean): ParsedItem {
+  if (fromDotNumbers) return parseDot(item)
+  const shape = VerifyCompany.safeParse(item)
+  if (!shape.success) return { ok: false, code: 'invalid_request', error: explainItem(item) }
+  const v = shape.data
+  if ('dot' in v) {
+    const d = parseDot(v.dot)
+    return d.ok ? { ...d, crosscheck: v.crosscheck } : d
+  }
+  const r = McParam.safeParse(v.mc)
+  if (!r.success) return { ok: false, code: 'invalid_docket', error: firstMessage(r.error) }
+  return {
+    ok: true,
+    target: { kind: 'id', id: r.data, query: v.mc },
+    key: identifierKey(r.data),
+    crosscheck: v.crosscheck,
+  }
+}
+
+function explainItem(item: unknown): string {
+  const hint =
+    'each item is {"dot": "123"} or {"mc": "MC-123456"}, optionally with "crosscheck": true'
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) return hint
+  const o = item as Record<string, unknown>
+  const unknownKeys = Object.keys(o).filter((k) => !['dot', 'mc', 'crosscheck'].includes(k))
+  if (unknownKeys.length) return `unknown key ${JSON.stringify(unknownKeys[0])}: ${hint}`
+  if ('dot' in o && 'mc' in o) return `give either dot or mc, not both: ${hint}`
+  if (!('dot' in o) && !('mc' in o)) return `dot or mc is required: ${hint}`
+  if ('crosscheck' in o && typeof o['crosscheck'] !== 'boolean')
+    return 'crosscheck must be true or false'
+  if ('mc' in o && typeof o['mc'] !== 'string') return 'mc must be a string such as "MC-123456"'
+  return `dot must be a string or a number: ${hint}`
+}
+
+interface Slot {
+  input: unknown
+  parsed: ParsedItem
+}
+
+type Resolved =
+  | { found: true; record: CompanyRecord; match: IdentifierMatch | null }
+  | { found: false; error: string }
+
+async function resolveSlot(deps: Deps, caller: Caller, t: Target): Promise<Resolved> {
+  if (t.kind === 'dot') {
+    const record = findRecord(deps, caller, t.dot)
+    return record
+      ? { found: true, record, match: null }
+      : { found: false, error: notFoundForDot(t.dot).message }
+  }
+  const r = await resolveIdentifier(deps, caller, t.id)
+  return r.ok
+    ? { found: true, record: r.match.record, match: r.match }
+    : { found: false, error: r.message }
+}
+
+function viewAsOf(deps: Deps, caller: Caller): Record<string, string | null> {
+  const view = deps.datasets.view(caller.mode)
+  return Object.fromEntries(DATASET_NAMES.map((n) => [n, view.get(n)?.asOf ?? null]))
+}
+
+/** A batch as the route validated it: the raw items and where they came from. */
+export interface BatchRequest {
+  /** `companies` items, or `dot_numbers` values when `fromDotNumbers` */
+  items: readonly unknown[]
+  fromDotNumbers: boolean
+  /** `?crosscheck=`: cross-check every found item (an item's own `crosscheck` wins) */
+  crosscheck: boolean | undefined
+  requestId: string
+}
+
+/**
+ * Answers a batch: every item in input order with its own status. When a capped plan has nothing
+ * left before the batch, the whole request is refused (throws 429 quota_exceeded, DESIGN.md §1).
+ */
+export async function verifyBatch(
+  deps: Deps,
+  caller: Caller,
+  req: BatchRequest,
+): Promise<{ body: VerifyResponse; usage: Usage }> {
+  if (caller.mode === 'live' && caller.hardCap) {
+    const at = deps.clock()
+    const before = peekUsage(deps.db, caller, at)
+    if (before.remaining <= 0) throw refuseCall(deps, before, at)
+  }
+  const slots: Slot[] = req.items.map((input) => ({
+    input,
+    parsed: parseVerifyItem(input, req.fromDotNumbers),
+  }))
+  const keys = new Map<string, number>()
+  const resolutions = await Promise.all(
+    slots.map((s, i): Promise<Resolved | null> => {
+      if (!s.parsed.ok) return Promise.resolve(null)
+      if (keys.has(s.parsed.key)) return Promise.resolve(null)
+      keys.set(s.parsed.key, i)
+      return resolveSlot(deps, caller, s.parsed.target)
+    }),
+  )
+  const answered = new Map<number, number>()
+  const pending: Promise<VerifyResult>[] = []
+  let billed = 0
+  for (const [i, s] of slots.entries()) {
+    const p = s.parsed
+    const input = s.input
+    if (!p.ok) {
+      pending.push(Promise.resolve({ input, status: 400, code: p.code, error: p.error }))
+      continue
+    }
+    const res = resolutions[i]
+    const first = keys.get(p.key)
+    if (!res || (first !== undefined && first !== i)) {
+      const of = first ?? 0
+      pending.push(
+        Promise.resolve({
+          input,
+          status: 400,
+          code: 'duplicate',
+          error: `Duplicate of item ${of}: each company is looked up (and billed) once per batch`,
+          duplicate_of: of,
+        }),
+      )
+      continue
+    }
+    if (!res.found) {
+      pending.push(Promise.resolve({ input, status: 404, code: 'not_found', error: res.error }))
+      continue
+    }
+    const dot = res.record.dotNumber
+    const earlier = answered.get(dot)
+    if (earlier !== undefined) {
+      pending.push(
+        Promise.resolve({
+          input,
+          status: 400,
+          code: 'duplicate',
+          error: `Duplicate of item ${earlier} (USDOT number ${dot}): each company is looked up (and billed) once per batch`,
+          duplicate_of: earlier,
+        }),
+      )
+      continue
+    }
+    answered.set(dot, i)
+    const usage = meterCall(deps, caller)
+    if (!usage.allowed) {
+      const at = deps.clock()
+      pending.push(
+        Promise.resolve({
+          input,
+          status: 429,
+          code: 'quota_exceeded',
+          error: quotaExceeded(peekUsage(deps.db, caller, at), at).message,
+          dot_number: String(dot),
+        }),
+      )
+      continue
+    }
+    if (usage.billed) billed++
+    const match = res.match
+    const query = p.target.kind === 'id' ? p.target.query : ''
+    pending.push(
+      shapeMetered(deps, res.record, usage, req.requestId, p.crosscheck ?? req.crosscheck).then(
+        (record): VerifyResult => ({
+          input,
+          status: 200,
+          dot_number: String(dot),
+          lookup: match ? toDocketLookupJson(query, match) : null,
+          record,
+        }),
+      ),
+    )
+  }
+  const results = await Promise.all(pending)
+  const count = (s: number) => results.filter((r) => r.status === s).length
+  const at = deps.clock()
+  const usage = peekUsage(deps.db, caller, at)
+  const view = deps.datasets.view(caller.mode)
+  return {
+    usage,
+    body: {
+      results,
+      summary: {
+        requested: results.length,
+        found: count(200),
+        not_found: count(404),
+        invalid: count(400),
+        refused: count(429),
+        billed,
+      },
+      meta: {
+        ...toMetaJson(
+          { dataAsOf: viewAsOf(deps, caller) },
+          {
+            usage: { ...usage, billed: billed > 0 },
+            requestId: req.requestId,
+            source: view.source,
+          },
+        ),
+        billed_calls: billed,
+      },
+    },
+  }
+}

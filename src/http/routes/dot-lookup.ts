@@ -1,0 +1,46 @@
+/** The handler shape shared by GET /v1/carrier/{dot} and GET /v1/bond/{dot}. */
+import { Hono } from 'hono'
+import { DotParam } from '../../carriers/docket.ts'
+import {
+  billAndShape,
+  findRecord,
+  notFoundForDot,
+  notFoundWithUsage,
+} from '../../carriers/lookup.ts'
+import type { CarrierJson } from '../../carriers/schema.ts'
+import type { Deps } from '../../deps.ts'
+import { AppError } from '../../errors.ts'
+import { rateLimitHeaders } from '../../keys/usage.ts'
+import type { AppEnv } from '../env.ts'
+import type { RouteDoc } from '../openapi.ts'
+import { parseOr } from '../validate.ts'
+import { honoPath } from './endpoint.ts'
+import { CrosscheckQuery } from './params.ts'
+
+/**
+ * GET <doc.path> — a record found by USDOT number, billed once when found (a 404 is not billed),
+ * and shaped by `shape`; the parent path with and without a slash answers 400 invalid_dot.
+ */
+export function dotLookupRoutes(
+  deps: Deps,
+  doc: RouteDoc,
+  shape: (json: CarrierJson) => unknown,
+): Hono<AppEnv> {
+  const path = honoPath(doc)
+  const parent = path.replace(/\/:dot$/, '')
+  const missing = () => {
+    throw new AppError('invalid_dot', `USDOT number is required: GET ${doc.path}`)
+  }
+  return new Hono<AppEnv>()
+    .get(parent, missing)
+    .get(`${parent}/`, missing)
+    .get(path, async (c) => {
+      const dot = parseOr(DotParam, c.req.param('dot'), 'invalid_dot')
+      const crosscheck = parseOr(CrosscheckQuery, c.req.query('crosscheck'), 'invalid_request')
+      const caller = c.var.caller
+      const record = findRecord(deps, caller, dot)
+      if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
+      const { json, usage } = await billAndShape(deps, caller, record, c.var.requestId, crosscheck)
+      return c.json(shape(json), 200, rateLimitHeaders(usage, deps.clock()))
+    })
+}

@@ -1,0 +1,50 @@
+/** Request pieces shared by several endpoints: the `dot` and `crosscheck` parameters, JSON bodies. */
+import type { Context } from 'hono'
+import { z } from 'zod'
+import { DotParam } from '../../carriers/docket.ts'
+import { AppError } from '../../errors.ts'
+import type { AppEnv } from '../env.ts'
+import type { ParamDoc } from '../openapi.ts'
+
+/** `?crosscheck=true|false` */
+export const CrosscheckQuery = z
+  .enum(['true', 'false', '1', '0'], { message: 'crosscheck must be true or false' })
+  .transform((v) => v === 'true' || v === '1')
+  .optional()
+
+export const CROSSCHECK_PARAM: ParamDoc = {
+  name: 'crosscheck',
+  in: 'query',
+  required: false,
+  description:
+    '`true` also asks the regulator (QCMobile) and adds a `crosscheck` block; a regulator outage never fails the lookup',
+  schema: CrosscheckQuery,
+}
+
+export const DOT_PARAM: ParamDoc = {
+  name: 'dot',
+  in: 'path',
+  required: true,
+  description: 'USDOT number: 1 to 8 digits, not 0',
+  schema: DotParam,
+  example: '344554',
+}
+
+/** JSON body of a POST: 415 for another media type, 400 for an empty or malformed body. */
+export async function readJson(c: Context<AppEnv>, example: string): Promise<unknown> {
+  const type = c.req.header('content-type')?.trim()
+  // no Content-Type at all is read as JSON (curl --data-binary); any other type is refused
+  if (type && !/^application\/([\w.-]+\+)?json\s*(;|$)/i.test(type))
+    throw new AppError(
+      'unsupported_media_type',
+      'Content-Type must be application/json (curl: -H "Content-Type: application/json")',
+    )
+  const text = await c.req.text()
+  if (text.trim() === '')
+    throw new AppError('invalid_request', `Request body is required: ${example}`)
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    throw new AppError('invalid_request', 'Request body is not valid JSON')
+  }
+}

@@ -1,0 +1,97 @@
+/** GET /v1/search?q= — find a company by name, USDOT or docket (the query is search/page.ts). */
+import { Hono } from 'hono'
+import { z } from 'zod'
+import { EntityType } from '../../fields.ts'
+import { rateLimitHeaders } from '../../keys/usage.ts'
+import { SearchResponse, searchPage } from '../../search/page.ts'
+import { CANDIDATES, DEFAULT_LIMIT, MAX_LIMIT } from '../../search/query.ts'
+import type { AppEnv } from '../env.ts'
+import type { RouteDoc } from '../openapi.ts'
+import { parseOr } from '../validate.ts'
+import { honoPath, type Endpoint } from './endpoint.ts'
+
+export const SearchQuery = z.strictObject({
+  q: z
+    .string({ error: 'q is required' })
+    .trim()
+    .min(2, 'q must be at least 2 characters')
+    .max(100, 'q must be at most 100 characters')
+    .meta({
+      description:
+        'A legal or DBA name (accent-insensitive; the last word is a prefix, for type-ahead), a USDOT number (`344554`, `USDOT 344554`), a docket (`MC-421775`, `FF-1234`) or a USDOT-suffix identifier (`1234567-B`). Bare digits are tried as a USDOT, an MC docket and a name.',
+      example: 'acme truck',
+    }),
+  state: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, 'state must be a 2-letter code')
+    .transform((s) => s.toUpperCase())
+    .optional()
+    .meta({ description: 'physical-address state or province, 2 letters (TX, ON)' }),
+  country: z
+    .enum(['US', 'CA', 'MX'], { error: 'country must be US, CA or MX' })
+    .optional()
+    .meta({ description: 'physical-address country' }),
+  entity_type: EntityType.optional().meta({
+    description: "the company's primary entity type, as in its record",
+  }),
+  status: z
+    .enum(['active', 'inactive'], { error: 'status must be active or inactive' })
+    .optional()
+    .meta({ description: 'USDOT status' }),
+  limit: z
+    .string()
+    .regex(/^\d{1,3}$/, `limit must be a whole number from 1 to ${MAX_LIMIT}`)
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(1, 'limit must be at least 1')
+        .max(MAX_LIMIT, `limit must be at most ${MAX_LIMIT}`),
+    )
+    .optional()
+    .meta({ description: `results per page, 1–${MAX_LIMIT} (default ${DEFAULT_LIMIT})` }),
+  cursor: z
+    .string()
+    .max(200)
+    .optional()
+    .meta({ description: 'next_cursor of the previous page (same q and filters)' }),
+})
+export type SearchQuery = z.infer<typeof SearchQuery>
+
+const doc: RouteDoc = {
+  method: 'get',
+  path: '/v1/search',
+  operationId: 'search',
+  summary: 'Find a company by name, MC or DOT',
+  description: `Full-text search (SQLite FTS5) over legal and DBA names, accent- and case-insensitive, with the last word as a prefix for type-ahead; user text is always escaped, never FTS syntax. An exact USDOT or docket in \`q\` ranks that company first (\`match: dot\` / \`docket\`). Name matches (\`match: name\`) are ranked by relevance (exact name, then names starting with \`q\`, then a word starting with \`q\`; active before inactive) over the first ${CANDIDATES} matches in static order (active docket holders, then other active companies, then inactive ones), so common words stay fast. Results are summaries; fetch \`/v1/carrier/{dot}\` for a full record. Page with \`next_cursor\` (about 1,000 results deep); a cursor from before a data update is a 400. With \`entity_type\` (which the index cannot filter) a page may hold fewer than \`limit\` results, even none, while \`next_cursor\` is set: follow it until it is null.`,
+  tags: ['search'],
+  auth: true,
+  billing: 'one call when the page has at least one result; an empty result is not billed.',
+  query: SearchQuery,
+  responses: {
+    200: {
+      description: 'One page of summaries',
+      schema: SearchResponse,
+      name: 'SearchResponse',
+      rateLimited: true,
+    },
+  },
+  errors: [
+    'invalid_request',
+    'unauthorized',
+    'payment_required',
+    'quota_exceeded',
+    'dataset_unavailable',
+  ],
+}
+
+export const searchEndpoint: Endpoint = {
+  docs: [doc],
+  routes: (deps) =>
+    new Hono<AppEnv>().get(honoPath(doc), (c) => {
+      const query = parseOr(SearchQuery, c.req.query(), 'invalid_request')
+      const { body, usage, at } = searchPage(deps, c.var.caller, query, c.var.requestId)
+      return c.json(body, 200, rateLimitHeaders(usage, at))
+    }),
+}
