@@ -11,6 +11,7 @@ import { getReviewsBlock } from '../reviews/reviews.ts'
 import { getSafety, type SafetyFacts } from '../safety/record.ts'
 import type { NationalAverages } from '../safety/national-averages.ts'
 import * as N from '../ingest/normalize.ts'
+import type { TrustInput } from '../trust/input.ts'
 import { computeTrust } from '../trust/score.ts'
 import { contactSignals } from '../trust/signals.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
@@ -230,12 +231,31 @@ export function getCompanyRecord(
     dataAsOf,
     facts: { census: c, licensing: lic, safety: safetyFacts, activatedAt: activatedAt || null },
   }
+  // the record is assembled: score it from its own input
   const censusAgeH =
     census.activatedAt === null ? Infinity : (deps.now - census.activatedAt) / 3_600_000
-  record.trust = computeTrust(record, {
+  const trustInput = trustInputOf(record)
+  record.trust = computeTrust(trustInput, {
     today: deps.today,
     fresh: view.source === 'mirror' && censusAgeH <= deps.maxAgeHours,
-    contacts: contactSignals(view, record, deps.today),
+    contacts: contactSignals(view, trustInput, deps.today),
   })
   return record
+}
+
+/** What the Trust Score reads of an assembled record (the blocks are shared, not copied). */
+export function trustInputOf(r: CompanyRecord): TrustInput {
+  return {
+    dotNumber: r.dotNumber,
+    entity_type: r.entity_type,
+    identity: r.identity,
+    authority: r.authority,
+    insurance: r.insurance,
+    safety: r.safety,
+    fleet: r.fleet,
+    contact: r.contact,
+    reviews: r.reviews,
+    dataAsOf: r.dataAsOf,
+    census: r.facts.census,
+  }
 }
