@@ -11,6 +11,7 @@ import { getReviewsBlock } from '../reviews/reviews.ts'
 import { getSafety, type SafetyFacts } from '../safety/record.ts'
 import type { NationalAverages } from '../safety/national-averages.ts'
 import * as N from '../ingest/normalize.ts'
+import type { CrosscheckInput } from '../crosscheck/compare.ts'
 import type { TrustInput } from '../trust/input.ts'
 import { computeTrust } from '../trust/score.ts'
 import { contactSignals } from '../trust/signals.ts'
@@ -257,5 +258,21 @@ export function trustInputOf(r: CompanyRecord): TrustInput {
     reviews: r.reviews,
     dataAsOf: r.dataAsOf,
     census: r.facts.census,
+  }
+}
+
+/** What the cross-check compares of an assembled record (the blocks are shared, not copied). */
+export function crosscheckInputOf(r: CompanyRecord): CrosscheckInput {
+  return {
+    dotNumber: r.dotNumber,
+    source: r.source,
+    inCensus: r.facts.census !== null,
+    legal_name: r.legal_name,
+    dba_name: r.dba_name,
+    identity: r.identity,
+    authority: r.authority,
+    insurance: r.insurance,
+    fleet: r.fleet,
+    safety: r.safety,
   }
 }

@@ -1,7 +1,7 @@
 /**
  * Risk and fraud signals for the Trust Score (DESIGN.md §5), read from its TrustInput (input.ts):
  * what is true about a company and which dataset, field and value says so. The
- * policy (points, caps, weights) lives in score.ts. Everything here is pure except
+ * policy (points, caps, weights) lives in policy.ts. Everything here is pure except
  * `contactSignals`, which runs a few bounded, indexed queries during record assembly.
  */
 import type { ActiveDataset, DataView } from '../db/datasets.ts'
