@@ -6,7 +6,8 @@
  */
 import { existsSync, rmSync } from 'node:fs'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import { DAY_MS, dayToIso, isoToDay } from '../dates.ts'
+import { DAY } from '../clock.ts'
+import { dayToIso, isoToDay } from '../dates.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 import { BASIC_COLUMNS, PUBLISHED_BASICS } from './basics.ts'
 import { parsedRows } from './read.ts'
@@ -41,7 +42,7 @@ export function windowStart(end: string, months = WINDOW_MONTHS): string {
   const m = Number(end.slice(5, 7)) - 1 - months
   const d = Number(end.slice(8, 10))
   const lastOfMonth = new Date(Date.UTC(y, m + 1, 0)).getUTCDate()
-  const back = Date.UTC(y, m, Math.min(d, lastOfMonth)) / DAY_MS
+  const back = Date.UTC(y, m, Math.min(d, lastOfMonth)) / DAY
   return dayToIso(back + 1)
 }
 
