@@ -52,7 +52,6 @@ export function byHeader<K extends string, T>(
   }
 }
 
-
 /** Date text → day number (-1 when unreadable), cached: an SMS file has few distinct dates. */
 function dayParser(): (raw: string | undefined) => number {
   const cache = new Map<string, number>()
