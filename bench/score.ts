@@ -12,22 +12,25 @@ import {
   filing,
   revocation,
   trustContext,
+  trustInput,
 } from '../src/testing/trust.ts'
 
 const ctx = trustContext()
-const carrier = carrierRecord()
-const broker = brokerRecord()
-const heavy = carrierRecord((r) => {
-  r.authority.history = Array.from({ length: 10 }, (_, i) =>
-    revocation({ revocation_date: daysAgo(100 + i * 50) }),
-  )
-  for (let i = 0; i < 30; i++)
-    r.insurance.filings.push(
-      filing({ policy_no: `X${i}`, status: 'cancelled', cancellation_date: daysAgo(i * 40) }),
+const carrier = trustInput(carrierRecord())
+const broker = trustInput(brokerRecord())
+const heavy = trustInput(
+  carrierRecord((r) => {
+    r.authority.history = Array.from({ length: 10 }, (_, i) =>
+      revocation({ revocation_date: daysAgo(100 + i * 50) }),
     )
-  r.identity.passenger_carrier = true
-  r.safety.basics = basics(true).map((b) => (b.public ? { ...b, alert: true } : b))
-})
+    for (let i = 0; i < 30; i++)
+      r.insurance.filings.push(
+        filing({ policy_no: `X${i}`, status: 'cancelled', cancellation_date: daysAgo(i * 40) }),
+      )
+    r.identity.passenger_carrier = true
+    r.safety.basics = basics(true).map((b) => (b.public ? { ...b, alert: true } : b))
+  }),
+)
 
 describe('computeTrust', () => {
   bench('established carrier', () => void computeTrust(carrier, ctx))

@@ -20,3 +20,13 @@ export const AddressJson = z.object({
   country: z.string().nullable(),
 })
 export type AddressJson = z.infer<typeof AddressJson>
+
+/** An address from its parts, or null when street, city, state and zip are all empty. */
+export const addressOf = (
+  street: string | null,
+  city: string | null,
+  state: string | null,
+  zip: string | null,
+  country: string | null,
+): AddressJson | null =>
+  street || city || state || zip ? { street, city, state, zip, country } : null

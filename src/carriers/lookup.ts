@@ -9,7 +9,7 @@ import { AppError } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
 import { meter, peekUsage, quotaExceeded, rateLimitHeaders, type Usage } from '../keys/usage.ts'
 import { toCarrierJson } from './json.ts'
-import { getCompanyRecord, type CompanyRecord } from './record.ts'
+import { crosscheckInputOf, getCompanyRecord, type CompanyRecord } from './record.ts'
 import type { CarrierJson } from './schema.ts'
 
 /** The record for a USDOT in the caller's view (sandbox keys read the sample), or null. */
@@ -92,7 +92,7 @@ export async function shapeMetered(
   requestId: string,
   crosscheck: boolean | undefined,
 ): Promise<CarrierJson> {
-  const check = await maybeCrosscheck(deps, record, crosscheck)
+  const check = await maybeCrosscheck(deps, crosscheckInputOf(record), crosscheck)
   if (check) deps.metrics.crosschecks.inc({ status: check.status, reason: check.reason ?? 'none' })
   const source = check?.status === 'match' || check?.status === 'mismatch' ? 'live' : record.source
   return toCarrierJson(record, { usage, requestId, source }, check)

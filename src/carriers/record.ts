@@ -11,16 +11,18 @@ import { getReviewsBlock } from '../reviews/reviews.ts'
 import { getSafety, type SafetyFacts } from '../safety/record.ts'
 import type { NationalAverages } from '../safety/national-averages.ts'
 import * as N from '../ingest/normalize.ts'
+import type { CrosscheckInput } from '../crosscheck/compare.ts'
+import type { TrustInput } from '../trust/input.ts'
 import { computeTrust } from '../trust/score.ts'
 import { contactSignals } from '../trust/signals.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
 import { findCensusRow, type CensusRow } from '../census/census.ts'
-import { entityTypes } from './entity.ts'
+import { censusClasses, entityTypes } from './entity.ts'
 import type { CarrierJson } from './schema.ts'
 import type { SafetyJson } from '../safety/schema.ts'
 import type { AuthorityJson } from '../licensing/schema.ts'
 import type { ContactJson, FleetJson, IdentityJson } from '../census/schema.ts'
-import type { AddressJson } from '../fields.ts'
+import { addressOf } from '../fields.ts'
 
 export type CompanyRecord = Omit<CarrierJson, 'meta' | 'crosscheck'> & {
   dotNumber: number
@@ -54,15 +56,6 @@ const OPERATION = {
   C: 'intrastate_non_hazmat',
 } as const
 
-const address = (
-  street: string | null,
-  city: string | null,
-  state: string | null,
-  zip: string | null,
-  country: string | null,
-): AddressJson | null =>
-  street || city || state || zip ? { street, city, state, zip, country: country ?? null } : null
-
 function contactOf(c: CensusRow | null, lic: LicensingFacts | null): ContactJson {
   const phone = c?.phone ?? lic?.phone ?? null
   return {
@@ -70,10 +63,10 @@ function contactOf(c: CensusRow | null, lic: LicensingFacts | null): ContactJson
     fax: N.phoneDisplay(c?.fax ?? null),
     email: c?.email ?? null,
     physical_address: c
-      ? address(c.phy_street, c.phy_city, c.phy_state, c.phy_zip, c.phy_country)
+      ? addressOf(c.phy_street, c.phy_city, c.phy_state, c.phy_zip, c.phy_country)
       : (lic?.physicalAddress ?? null),
     mailing_address: c
-      ? address(c.mail_street, c.mail_city, c.mail_state, c.mail_zip, c.mail_country)
+      ? addressOf(c.mail_street, c.mail_city, c.mail_state, c.mail_zip, c.mail_country)
       : (lic?.mailingAddress ?? null),
     physical_address_undeliverable: c ? c.undeliv_phy === 'U' || c.undeliv_phy === 'Y' : null,
     mailing_address_undeliverable:
@@ -181,12 +174,7 @@ export function getCompanyRecord(
     entity_types: roles.all,
     docket_numbers: dockets,
     operation_class: op && op in OPERATION ? OPERATION[op] : null,
-    operation_classifications: c?.classdef
-      ? c.classdef
-          .split(';')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : [],
+    operation_classifications: censusClasses(c),
     cargo_carried: c?.cargo ? (JSON.parse(c.cargo) as string[]) : [],
     registration_date: c?.add_date ?? null,
     private_entity: roles.all.includes('private') ? true : roles.primary ? false : null,
@@ -230,12 +218,47 @@ export function getCompanyRecord(
     dataAsOf,
     facts: { census: c, licensing: lic, safety: safetyFacts, activatedAt: activatedAt || null },
   }
+  // the record is assembled: score it from its own input
   const censusAgeH =
     census.activatedAt === null ? Infinity : (deps.now - census.activatedAt) / 3_600_000
-  record.trust = computeTrust(record, {
+  const trustInput = trustInputOf(record)
+  record.trust = computeTrust(trustInput, {
     today: deps.today,
     fresh: view.source === 'mirror' && censusAgeH <= deps.maxAgeHours,
-    contacts: contactSignals(view, record, deps.today),
+    contacts: contactSignals(view, trustInput, deps.today),
   })
   return record
+}
+
+/** What the Trust Score reads of an assembled record (the blocks are shared, not copied). */
+export function trustInputOf(r: CompanyRecord): TrustInput {
+  return {
+    dotNumber: r.dotNumber,
+    entity_type: r.entity_type,
+    identity: r.identity,
+    authority: r.authority,
+    insurance: r.insurance,
+    safety: r.safety,
+    fleet: r.fleet,
+    contact: r.contact,
+    reviews: r.reviews,
+    dataAsOf: r.dataAsOf,
+    census: r.facts.census,
+  }
+}
+
+/** What the cross-check compares of an assembled record (the blocks are shared, not copied). */
+export function crosscheckInputOf(r: CompanyRecord): CrosscheckInput {
+  return {
+    dotNumber: r.dotNumber,
+    source: r.source,
+    inCensus: r.facts.census !== null,
+    legal_name: r.legal_name,
+    dba_name: r.dba_name,
+    identity: r.identity,
+    authority: r.authority,
+    insurance: r.insurance,
+    fleet: r.fleet,
+    safety: r.safety,
+  }
 }

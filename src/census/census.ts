@@ -4,9 +4,9 @@
  * index and shared-contact counts.
  */
 import type { ActiveDataset } from '../db/datasets.ts'
-import { buildSearchIndex } from '../search/fts.ts'
 import { parseInWorker } from '../ingest/parallel.ts'
 import * as N from '../ingest/normalize.ts'
+import { buildSearchIndex } from './search-index.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 
 export const CENSUS_FILE_ID = 'az4n-8mr2'
@@ -117,7 +117,7 @@ CREATE TABLE census_dockets (
 ) STRICT, WITHOUT ROWID;
 `
 
-// the name-search index (companies_fts_1..3, search_terms, search_prefixes) is built by search/fts.ts
+// the name-search index (companies_fts_1..3, search_terms, search_prefixes) is built by search-index.ts
 const POST_DDL = `
 CREATE TABLE shared_contacts (kind TEXT NOT NULL, value TEXT NOT NULL, companies INTEGER NOT NULL,
   PRIMARY KEY (kind, value)) STRICT, WITHOUT ROWID;

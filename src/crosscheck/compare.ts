@@ -3,8 +3,56 @@
  * the mirror"). Both sides are first reduced to the same facts, keyed by the record's JSON path
  * and in the record's units; a fact a source does not have is left out and not compared.
  */
-import type { CompanyRecord } from '../carriers/record.ts'
 import type { RegulatorCarrier } from './qcmobile.ts'
+
+/**
+ * The mirror's side of a cross-check: the compared fields under their record names, plus what
+ * tells an unknown from a "none" (the company is in the census). The record composition builds
+ * it from an assembled record (carriers/record.ts).
+ */
+export interface CrosscheckInput {
+  dotNumber: number
+  /** sample companies are never cross-checked */
+  source: 'mirror' | 'sample'
+  /** whether the census knows the company (its nulls are then facts, not unknowns) */
+  inCensus: boolean
+  legal_name: string | null
+  dba_name: string | null
+  identity: { out_of_service: boolean | null; out_of_service_date: string | null }
+  authority: {
+    status: string | null
+    allowed_to_operate: string | null
+    common_authority: string | null
+    contract_authority: string | null
+    broker_authority: string | null
+  }
+  insurance: {
+    bipd_on_file: number | null
+    bipd_required: number | null
+    cargo_on_file: number | null
+    cargo_filed: boolean | null
+    bond_on_file: number | null
+    bond_filed: boolean | null
+  }
+  fleet: { power_units: number | null; total_drivers: number | null }
+  safety: {
+    safety_rating: string | null
+    safety_rating_date: string | null
+    crash_total: number | null
+    fatal_crash: number | null
+    injury_crash: number | null
+    towaway_crash: number | null
+    driver_inspections: number | null
+    driver_oos_inspections: number | null
+    vehicle_inspections: number | null
+    vehicle_oos_inspections: number | null
+    hazmat_inspections: number | null
+    hazmat_oos_inspections: number | null
+    driver_oos_rate: number | null
+    vehicle_oos_rate: number | null
+    hazmat_oos_rate: number | null
+  }
+}
 
 export type FactValue = string | number | boolean | null
 
@@ -138,9 +186,9 @@ function filed(amount: number | null, flag: boolean | null): boolean | undefined
  * fact: no DBA name and no safety rating when the census has the company, no active OOS order when
  * the OOS orders are loaded.
  */
-export function mirrorFacts(r: CompanyRecord): Facts {
+export function mirrorFacts(r: CrosscheckInput): Facts {
   const f: Facts = {}
-  const inCensus = r.facts.census !== null
+  const inCensus = r.inCensus
   put(f, 'legal_name', known(r.legal_name))
   put(f, 'dba_name', inCensus ? r.dba_name : known(r.dba_name))
   put(f, 'authority.status', known(r.authority.status))
@@ -221,9 +269,9 @@ export function regulatorFacts(c: RegulatorCarrier): Facts {
   return f
 }
 
-/** The differences between a mirror record and the regulator's carrier. */
+/** The differences between the mirror's facts and the regulator's carrier. */
 export function compareWithRegulator(
-  record: CompanyRecord,
+  record: CrosscheckInput,
   carrier: RegulatorCarrier,
 ): Difference[] {
   return compareFacts(mirrorFacts(record), regulatorFacts(carrier))

@@ -3,12 +3,11 @@
  * docs/crosscheck.md). Every call to the regulator goes through one guard: circuit breaker, rate
  * limiter and timeout. Answers are cached per USDOT. The state lives per Deps instance.
  */
-import type { CompanyRecord } from '../carriers/record.ts'
 import type { CrosscheckJson } from './schema.ts'
 import type { Deps } from '../deps.ts'
 import { CircuitBreaker } from './breaker.ts'
 import { TtlCache } from './cache.ts'
-import { compareWithRegulator } from './compare.ts'
+import { compareWithRegulator, type CrosscheckInput } from './compare.ts'
 import { RateLimiter, sleep } from './limiter.ts'
 import {
   createQcmobileClient,
@@ -171,7 +170,10 @@ const unavailable = (reason: Unavailable): CrosscheckJson => ({
  * Cross-checks a record now (whatever the mode): `match`, `mismatch` with the differences, or
  * `unavailable` with a reason. Never throws; resolves within the configured timeout.
  */
-export async function crosscheckRecord(deps: Deps, record: CompanyRecord): Promise<CrosscheckJson> {
+export async function crosscheckRecord(
+  deps: Deps,
+  record: CrosscheckInput,
+): Promise<CrosscheckJson> {
   try {
     // sample companies are fictitious or frozen: asking the regulator about them proves nothing
     if (record.source === 'sample') return unavailable('sample_data')
@@ -214,7 +216,7 @@ export async function crosscheckRecord(deps: Deps, record: CompanyRecord): Promi
  */
 export async function maybeCrosscheck(
   deps: Deps,
-  record: CompanyRecord,
+  record: CrosscheckInput,
   requested: boolean | undefined,
 ): Promise<CrosscheckJson | undefined> {
   switch (deps.config.crosscheck.mode) {

@@ -7,6 +7,7 @@
  * case, sometimes another order: the SMS census moves `fax` last), so columns are found by name,
  * case-insensitively, from the header row: the first row each parser sees.
  */
+import { isoToDay } from '../dates.ts'
 import * as N from '../ingest/normalize.ts'
 import { FormatError } from '../ingest/csv.ts'
 import { PUBLISHED_BASICS, parsePercentile } from './basics.ts'
@@ -50,13 +51,6 @@ export function byHeader<K extends string, T>(
     return parse(fields, ix)
   }
 }
-
-const DAY_MS = 86_400_000
-/** `YYYY-MM-DD` → days since 1970-01-01 */
-export const isoToDay = (iso: string) =>
-  Date.UTC(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)) - 1, Number(iso.slice(8, 10))) / DAY_MS
-/** days since 1970-01-01 → `YYYY-MM-DD` */
-export const dayToIso = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10)
 
 /** Date text → day number (-1 when unreadable), cached: an SMS file has few distinct dates. */
 function dayParser(): (raw: string | undefined) => number {

@@ -6,11 +6,12 @@
  */
 import { existsSync, rmSync } from 'node:fs'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
+import { DAY } from '../clock.ts'
+import { dayToIso, isoToDay } from '../dates.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 import { BASIC_COLUMNS, PUBLISHED_BASICS } from './basics.ts'
 import { parsedRows } from './read.ts'
 import {
-  dayToIso,
   F_DRIVER,
   F_DRIVER_OOS,
   F_HAZMAT,
@@ -18,7 +19,6 @@ import {
   F_UNKNOWN_LEVEL,
   F_VEHICLE,
   F_VEHICLE_OOS,
-  isoToDay,
   SEV_FATAL,
   SEV_INJURY,
 } from './rows.ts'
@@ -36,15 +36,13 @@ export const SMS_FILES = {
 /** The SMS window: 24 months (FMCSA SMS methodology). */
 export const WINDOW_MONTHS = 24
 
-const DAY_MS = 86_400_000
-
 /** First day of the 24-month window that ends on `end` (both inclusive): 2026-08-31 → 2024-09-01. */
 export function windowStart(end: string, months = WINDOW_MONTHS): string {
   const y = Number(end.slice(0, 4))
   const m = Number(end.slice(5, 7)) - 1 - months
   const d = Number(end.slice(8, 10))
   const lastOfMonth = new Date(Date.UTC(y, m + 1, 0)).getUTCDate()
-  const back = Date.UTC(y, m, Math.min(d, lastOfMonth)) / DAY_MS
+  const back = Date.UTC(y, m, Math.min(d, lastOfMonth)) / DAY
   return dayToIso(back + 1)
 }
 

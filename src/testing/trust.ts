@@ -1,20 +1,28 @@
 /**
- * CompanyRecord builders for Trust Score tests: a plausible established carrier or broker with
+ * CompanyRecord builders for Trust Score tests (scored through `trustInput`): a plausible established carrier or broker with
  * every block filled, edited in place by the test. Dates are relative to TODAY.
  */
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust } from '../carriers/blocks.ts'
 import type { CensusRow } from '../census/census.ts'
-import type { CompanyRecord } from '../carriers/record.ts'
+import { trustInputOf, type CompanyRecord } from '../carriers/record.ts'
+import { daysBefore } from '../dates.ts'
 import type { BasicJson } from '../safety/schema.ts'
 import type { FilingJson, RevocationJson } from '../licensing/schema.ts'
+import type { TrustInput } from '../trust/input.ts'
 import type { TrustContext } from '../trust/score.ts'
 
 export const TODAY = '2026-11-15'
 
 /** `YYYY-MM-DD` n days before TODAY (negative: after). */
 export function daysAgo(n: number, from = TODAY): string {
-  return new Date(Date.parse(`${from}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10)
+  return daysBefore(from, n)
 }
+
+/** The record type the builders return (the record composition's CompanyRecord). */
+export type TestRecord = CompanyRecord
+
+/** What the Trust Score reads of a test record: the record composition's own mapping. */
+export const trustInput = (r: CompanyRecord): TrustInput => trustInputOf(r)
 
 export const trustContext = (over: Partial<TrustContext> = {}): TrustContext => ({
   today: TODAY,

@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
-import type { CompanyRecord } from '../carriers/record.ts'
+import { GATES, gradeOf } from './policy.ts'
 import { TrustJson } from './schema.ts'
-import { computeTrust, GATES, gradeOf, TRUST_VERSION, type TrustContext } from './score.ts'
+import { computeTrust, TRUST_VERSION, type TrustContext } from './score.ts'
 import { reviewsAsOf, type ContactSignals } from './signals.ts'
 import {
   basics,
@@ -12,7 +12,12 @@ import {
   filing,
   revocation,
   trustContext,
+  trustInput,
+  type TestRecord as CompanyRecord,
 } from '../testing/trust.ts'
+
+/** The score of a test record, read through the record composition's TrustInput mapping. */
+const score = (r: CompanyRecord, ctx: TrustContext) => computeTrust(trustInput(r), ctx)
 
 interface Case {
   name: string
@@ -776,7 +781,7 @@ const CASES: Case[] = [
 describe('computeTrust', () => {
   it.each(CASES)('$name', (c) => {
     const record = c.record()
-    const t = computeTrust(record, trustContext(c.ctx))
+    const t = score(record, trustContext(c.ctx))
     const detail = JSON.stringify({
       components: t.components,
       gates: t.gates.map((g) => g.id),
@@ -802,7 +807,7 @@ describe('computeTrust', () => {
       expect(['census', 'motus', 'legacy', 'sms', 'oos', 'reviews']).toContain(e.dataset)
       expect(e.field).not.toBe('')
       expect(e.as_of).toBe(
-        e.dataset === 'reviews' ? reviewsAsOf(record) : record.dataAsOf[e.dataset],
+        e.dataset === 'reviews' ? reviewsAsOf(record.reviews) : record.dataAsOf[e.dataset],
       )
     }
     // the score is the sum of the components, capped by the gates
@@ -811,11 +816,9 @@ describe('computeTrust', () => {
   })
 
   it('trust_verified is true only with no gate and fresh data', () => {
-    expect(computeTrust(carrierRecord(), trustContext({ fresh: true })).trust_verified).toBe(true)
-    expect(computeTrust(carrierRecord(), trustContext({ fresh: false })).trust_verified).toBe(false)
-    expect(computeTrust(carrierRecord(revoke), trustContext({ fresh: true })).trust_verified).toBe(
-      false,
-    )
+    expect(score(carrierRecord(), trustContext({ fresh: true })).trust_verified).toBe(true)
+    expect(score(carrierRecord(), trustContext({ fresh: false })).trust_verified).toBe(false)
+    expect(score(carrierRecord(revoke), trustContext({ fresh: true })).trust_verified).toBe(false)
   })
 
   it('missing data is neutral: a small unrated carrier scores like one with average data', () => {
@@ -841,7 +844,7 @@ describe('computeTrust', () => {
         vehicle_oos_rate: null,
       }
     })
-    const scores = [small, average, none].map((r) => computeTrust(r, trustContext()))
+    const scores = [small, average, none].map((r) => score(r, trustContext()))
     expect(scores.map((t) => t.trust_score)).toEqual([86, 86, 86])
     for (const t of scores) expect(t.factors.filter((f) => f.points < 0)).toEqual([])
   })
@@ -872,8 +875,8 @@ describe('computeTrust', () => {
         ],
       }),
     })
-    const first = computeTrust(build(), ctx)
-    expect(computeTrust(build(), ctx)).toEqual(first)
+    const first = score(build(), ctx)
+    expect(score(build(), ctx)).toEqual(first)
 
     const shuffled = build()
     shuffled.authority.history.reverse()
@@ -883,17 +886,17 @@ describe('computeTrust', () => {
     const ctx2 = trustContext({
       contacts: contacts({ shared: [...(ctx.contacts?.shared ?? [])].reverse() }),
     })
-    expect(computeTrust(shuffled, ctx2)).toEqual(first)
+    expect(score(shuffled, ctx2)).toEqual(first)
 
     vi.useFakeTimers()
     try {
       vi.setSystemTime(new Date('2031-01-01T00:00:00Z'))
-      expect(computeTrust(build(), ctx)).toEqual(first)
+      expect(score(build(), ctx)).toEqual(first)
     } finally {
       vi.useRealTimers()
     }
     // ages are measured against ctx.today only
-    const later = computeTrust(
+    const later = score(
       carrierRecord((r) => (r.authority.granted_date = daysAgo(45))),
       trustContext({ today: daysAgo(-1100) }),
     )
@@ -901,7 +904,7 @@ describe('computeTrust', () => {
   })
 
   it('every factor and gate explains itself', () => {
-    const t = computeTrust(carrierRecord(revoke), trustContext())
+    const t = score(carrierRecord(revoke), trustContext())
     const gate = t.gates.find((g) => g.id === 'no_active_authority')
     expect(gate).toMatchObject({
       cap: 20,
@@ -920,9 +923,7 @@ describe('computeTrust', () => {
       value: daysAgo(100),
       as_of: '2026-11-14',
     })
-    const age = computeTrust(carrierRecord(), trustContext()).factors.find(
-      (f) => f.id === 'authority_age',
-    )
+    const age = score(carrierRecord(), trustContext()).factors.find((f) => f.id === 'authority_age')
     expect(age).toMatchObject({
       component: 'authority',
       points: 4,

@@ -1,12 +1,12 @@
 /**
- * Risk and fraud signals for the Trust Score (DESIGN.md §5), read from an assembled
- * CompanyRecord: what is true about a company and which dataset, field and value says so. The
- * policy (points, caps, weights) lives in score.ts. Everything here is pure except
+ * Risk and fraud signals for the Trust Score (DESIGN.md §5), read from its TrustInput (input.ts):
+ * what is true about a company and which dataset, field and value says so. The
+ * policy (points, caps, weights) lives in policy.ts. Everything here is pure except
  * `contactSignals`, which runs a few bounded, indexed queries during record assembly.
  */
-import type { CompanyRecord } from '../carriers/record.ts'
-import type { AuthorityJson, FilingJson } from '../licensing/schema.ts'
 import type { ActiveDataset, DataView } from '../db/datasets.ts'
+import { daysBefore, daysBetween } from '../dates.ts'
+import type { TrustAuthority, TrustFiling, TrustInput, TrustReviews } from './input.ts'
 
 export type TrustDataset = 'census' | 'motus' | 'legacy' | 'sms' | 'oos' | 'reviews'
 
@@ -21,43 +21,29 @@ export interface Evidence {
 /** How a company is judged: brokers and forwarders run no trucks; a bond replaces BI&PD. */
 export type Mode = 'carrier' | 'broker' | 'forwarder' | 'private'
 
-const DAY_MS = 86_400_000
-
-const dayNumber = (iso: string) =>
-  Date.UTC(Number(iso.slice(0, 4)), Number(iso.slice(5, 7)) - 1, Number(iso.slice(8, 10))) / DAY_MS
-
-/** Whole days from `from` to `to` (both `YYYY-MM-DD`); negative when `from` is later. */
-export function daysBetween(from: string, to: string): number {
-  return Math.round(dayNumber(to) - dayNumber(from))
-}
-
-/** `YYYY-MM-DD` n days before `iso` (ISO dates compare as strings, so windows are string ranges). */
-export function daysBefore(iso: string, n: number): string {
-  return new Date((dayNumber(iso) - n) * DAY_MS).toISOString().slice(0, 10)
-}
-
 /** The newest date any review information carries (the reviews "dataset" is app.db, live). */
-export function reviewsAsOf(record: CompanyRecord): string | null {
+export function reviewsAsOf(reviews: TrustReviews): string | null {
   const dates = [
-    ...record.reviews.verified.map((r) => r.date),
-    ...record.reviews.external.map((e) => e.latest_review?.date ?? null),
+    ...reviews.verified.map((r) => r.date),
+    ...reviews.external.map((e) => e.latest_review?.date ?? null),
   ].filter((d): d is string => d !== null)
   return dates.length ? dates.reduce((a, b) => (b > a ? b : a)) : null
 }
 
-/** Evidence with the as-of date of its dataset taken from the record (meta.data_as_of). */
+/** Evidence with the as-of date of its dataset taken from the input (meta.data_as_of). */
 export function evidence(
-  record: CompanyRecord,
+  record: TrustInput,
   dataset: TrustDataset,
   field: string,
   value: Evidence['value'],
 ): Evidence {
-  const asOf = dataset === 'reviews' ? reviewsAsOf(record) : (record.dataAsOf[dataset] ?? null)
+  const asOf =
+    dataset === 'reviews' ? reviewsAsOf(record.reviews) : (record.dataAsOf[dataset] ?? null)
   return { dataset, field, value, as_of: asOf }
 }
 
 /** The licensing dataset the authority and insurance blocks came from, or null (none loaded). */
-export function licensingDataset(record: CompanyRecord): 'motus' | 'legacy' | null {
+export function licensingDataset(record: TrustInput): 'motus' | 'legacy' | null {
   const s = record.authority.source
   return s === 'motus' || s === 'legacy' ? s : null
 }
@@ -67,24 +53,24 @@ export function datasetOfSource(source: string | null): TrustDataset {
   return source?.startsWith('legacy') ? 'legacy' : 'motus'
 }
 
-export function modeOf(record: CompanyRecord): Mode {
+export function modeOf(record: TrustInput): Mode {
   return record.entity_type ?? 'carrier'
 }
 
 /** Brokers and forwarders are scored without a safety component. */
 export const runsTrucks = (mode: Mode) => mode === 'carrier' || mode === 'private'
 
-export const carrierAuthorityActive = (a: AuthorityJson) =>
+export const carrierAuthorityActive = (a: TrustAuthority) =>
   a.common_authority === 'A' || a.contract_authority === 'A'
 
-export const anyAuthorityActive = (a: AuthorityJson) =>
+export const anyAuthorityActive = (a: TrustAuthority) =>
   carrierAuthorityActive(a) || a.broker_authority === 'A' || a.authority_types.includes('forwarder')
 
 /**
  * Whether the company needs operating authority (the record assembly's rule, FMCSA-DATA.md §4.2):
  * it holds a docket, is a broker or forwarder, or is an interstate for-hire carrier.
  */
-export function authorityRequired(record: CompanyRecord): boolean {
+export function authorityRequired(record: TrustInput): boolean {
   const id = record.identity
   return (
     id.docket_numbers.length > 0 ||
@@ -111,7 +97,7 @@ export interface Revocation {
 
 /** Involuntary revocations and suspensions that took effect within `windowDays`, newest first. */
 export function recentRevocations(
-  record: CompanyRecord,
+  record: TrustInput,
   today: string,
   windowDays: number,
 ): Revocation[] {
@@ -152,7 +138,7 @@ const FORM_KINDS: Record<string, CoverageKind> = {
   '83': 'cargo',
 }
 
-export function coverageKind(f: Pick<FilingJson, 'form' | 'type'>): CoverageKind {
+export function coverageKind(f: Pick<TrustFiling, 'form' | 'type'>): CoverageKind {
   const form = f.form === null ? '' : f.form.startsWith('BMC-') ? f.form.slice(4) : f.form
   const byForm = FORM_KINDS[form.toUpperCase()]
   if (byForm) return byForm
@@ -164,7 +150,7 @@ export function coverageKind(f: Pick<FilingJson, 'form' | 'type'>): CoverageKind
 }
 
 /** Filings whose cancellation is pending (effective today or later), earliest first. */
-export function pendingCancellations(record: CompanyRecord, today: string): FilingJson[] {
+export function pendingCancellations(record: TrustInput, today: string): TrustFiling[] {
   return record.insurance.filings
     .filter(
       (f) =>
@@ -186,11 +172,7 @@ const NOT_CHURN = /NAME|TRANSFER|^NC$|^TR$/i
  * BI&PD and bond/trust filings that ended (cancelled, or replaced by another insurer's filing)
  * within `windowDays`; name changes and transfers are not churn. Duplicates count once.
  */
-export function endedFilings(
-  record: CompanyRecord,
-  today: string,
-  windowDays: number,
-): FilingJson[] {
+export function endedFilings(record: TrustInput, today: string, windowDays: number): TrustFiling[] {
   const since = daysBefore(today, windowDays)
   const seen = new Set<string>()
   return record.insurance.filings.filter((f) => {
@@ -208,10 +190,8 @@ export function endedFilings(
 }
 
 /** census PRIOR_REVOKE_FLAG: the company is linked to a USDOT number that was revoked before. */
-export function priorRevokedUsdot(
-  record: CompanyRecord,
-): { flag: string; dot: number | null } | null {
-  const c = record.facts.census
+export function priorRevokedUsdot(record: TrustInput): { flag: string; dot: number | null } | null {
+  const c = record.census
   const flag = c?.prior_revoke_flag?.toUpperCase() ?? null
   return flag === 'Y' ? { flag, dot: c?.prior_revoke_dot ?? null } : null
 }
@@ -294,18 +274,18 @@ export function addressKey(street: string, city: string | null, state: string | 
 }
 
 /**
- * Shared-contact signals for the record's census contact details: counts from the census build's
+ * Shared-contact signals for the company's census contact details: counts from the census build's
  * `shared_contacts` table (one statement); when a phone or email is shared, up to
  * SHARER_SCAN_LIMIT other companies each (by index), checked for recent revocations with one
  * statement per licensing dataset. Null when the company has no census row (neutral).
  */
 export function contactSignals(
   view: DataView,
-  record: CompanyRecord,
+  record: Pick<TrustInput, 'dotNumber' | 'census'>,
   today: string,
 ): ContactSignals | null {
   const census = view.get('census')
-  const c = record.facts.census
+  const c = record.census
   if (!census || !c) return null
   // one statement for the three probes (a NULL value matches nothing)
   const values: Record<ContactKind, string | null> = {

@@ -11,7 +11,7 @@ import { createTestContext, type TestContext } from '../testing/context.ts'
 import { LICENSING_FIXTURES } from '../testing/fmcsa-server.ts'
 import { TRUST_VERSION } from './score.ts'
 import { addressKey, contactSignals, SHARER_SCAN_LIMIT } from './signals.ts'
-import { carrierRecord, daysAgo, TODAY } from '../testing/trust.ts'
+import { carrierRecord, daysAgo, TODAY, trustInput } from '../testing/trust.ts'
 
 const compact = (d: string) => d.replaceAll('-', '')
 let ctx: TestContext
@@ -150,7 +150,7 @@ describe('contactSignals', () => {
       r.dotNumber = 3_000_105
       r.facts.census = c
     })
-    expect(contactSignals(view, record, TODAY)).toEqual({
+    expect(contactSignals(view, trustInput(record), TODAY)).toEqual({
       shared: [
         { kind: 'phone', value: '8005550199', companies: 13 },
         { kind: 'email', value: 'dispatch@mill.example', companies: 13 },
@@ -167,14 +167,14 @@ describe('contactSignals', () => {
     expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING (COVERING )?INDEX companies_phone/)
     // nothing shared: no sharer scan at all
     const alone = carrierRecord((r) => (r.facts.census = findCensusRow(census, 3_000_001)))
-    expect(contactSignals(view, alone, TODAY)).toEqual({ shared: [], revoked: [], checked: 0 })
+    expect(contactSignals(view, trustInput(alone), TODAY)).toEqual({
+      shared: [],
+      revoked: [],
+      checked: 0,
+    })
     // no census row (a licensing-only company): neutral
     expect(
-      contactSignals(
-        view,
-        carrierRecord((r) => (r.facts.census = null)),
-        TODAY,
-      ),
+      contactSignals(view, trustInput(carrierRecord((r) => (r.facts.census = null))), TODAY),
     ).toBeNull()
   })
 
@@ -250,7 +250,9 @@ describe('Trust Score on the licensing fixtures (legacy L&I + Motus through the 
       r.dotNumber = 1000001
       r.facts.census = row
     })
-    expect(contactSignals(view, record, TODAY)?.revoked).toEqual([{ dot: 1000009, via: 'phone' }])
+    expect(contactSignals(view, trustInput(record), TODAY)?.revoked).toEqual([
+      { dot: 1000009, via: 'phone' },
+    ])
     const { f } = await trust(1000001)
     expect(f('contact_shared_with_revoked')).toMatchObject({
       points: -6,

@@ -1,0 +1,77 @@
+/**
+ * The name-search index of the census dataset file (its reader and the ranking rationale:
+ * search/fts.ts): three FTS5 tables by static tier over views of `companies`, the indexed terms
+ * with their document counts, and the most frequent terms per short prefix. Built once, by the
+ * census build, after the rows are in.
+ */
+import type { Sqlite } from '../db/open.ts'
+
+/** Most terms a trailing prefix expands to (the most frequent first) when it is the only word. */
+export const MAX_PREFIX_TERMS = 64
+
+/** Static tiers, best first: which companies each FTS5 table holds. */
+export const TIERS = [
+  {
+    table: 'companies_fts_1',
+    view: 'search_tier_1',
+    active: true,
+    where: "status_code IS 'A' AND dockets IS NOT NULL",
+  },
+  {
+    table: 'companies_fts_2',
+    view: 'search_tier_2',
+    active: true,
+    where: "status_code IS 'A' AND dockets IS NULL",
+  },
+  {
+    table: 'companies_fts_3',
+    view: 'search_tier_3',
+    active: false,
+    where: "status_code IS NOT 'A'",
+  },
+] as const
+export type Tier = (typeof TIERS)[number]
+
+const tierDdl = (t: Tier) => `
+CREATE VIEW ${t.view} AS
+  SELECT dot_number, legal_name, dba_name,
+    trim(
+      CASE WHEN phy_state GLOB '[A-Za-z][A-Za-z]' THEN 'st' || lower(phy_state) ELSE '' END || ' ' ||
+      CASE WHEN phy_country GLOB '[A-Za-z][A-Za-z]' THEN 'ct' || lower(phy_country) ELSE '' END
+    ) AS tags
+  FROM companies WHERE (legal_name IS NOT NULL OR dba_name IS NOT NULL) AND ${t.where};
+CREATE VIRTUAL TABLE ${t.table} USING fts5(
+  legal_name, dba_name, tags, content='${t.view}', content_rowid='dot_number',
+  tokenize='unicode61 remove_diacritics 2', columnsize=0
+);
+INSERT INTO ${t.table}(${t.table}) VALUES ('rebuild');
+INSERT INTO ${t.table}(${t.table}) VALUES ('optimize');
+CREATE VIRTUAL TABLE temp.${t.table}_vocab USING fts5vocab(main, ${t.table}, col);`
+
+const SEARCH_DDL = `${TIERS.map(tierDdl).join('\n')}
+CREATE TABLE search_terms (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) STRICT, WITHOUT ROWID;
+INSERT INTO search_terms
+  SELECT term, sum(doc) FROM (${TIERS.map((t) => `SELECT term, doc, col FROM temp.${t.table}_vocab`).join(' UNION ALL ')})
+  WHERE col IN ('legal_name', 'dba_name') GROUP BY term;
+${TIERS.map((t) => `DROP TABLE temp.${t.table}_vocab;`).join('\n')}
+CREATE TABLE search_prefixes (
+  prefix TEXT NOT NULL, term TEXT NOT NULL, docs INTEGER NOT NULL, PRIMARY KEY (prefix, term)
+) STRICT, WITHOUT ROWID;
+${[1, 2, 3]
+  .map(
+    (n) => `INSERT INTO search_prefixes SELECT prefix, term, docs FROM (
+  SELECT substr(term, 1, ${n}) AS prefix, term, docs,
+    row_number() OVER (PARTITION BY substr(term, 1, ${n}) ORDER BY docs DESC, term) AS k
+  FROM search_terms WHERE length(term) >= ${n}
+) WHERE k <= ${MAX_PREFIX_TERMS};`,
+  )
+  .join('\n')}
+`
+
+/**
+ * Builds the tier tables, search_terms and search_prefixes from a loaded `companies` table
+ * (census build, after the rows are in). The dataset file is never updated in place.
+ */
+export function buildSearchIndex(db: Sqlite): void {
+  db.exec(SEARCH_DDL)
+}
