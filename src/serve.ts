@@ -6,11 +6,12 @@ import { createApp } from './app.ts'
 import type { Config } from './config.ts'
 import { createDeps, pipelineDeps, type Deps } from './deps.ts'
 import { maintenanceJobs } from './jobs/maintenance.ts'
-import { createJobs } from './jobs/jobs.ts'
+import { createJobs, type Job, type RunHooks } from './jobs/jobs.ts'
 import { startScheduler } from './jobs/scheduler.ts'
 import { ensureSample } from './sync/sample.ts'
 import { syncAll } from './sync/sync.ts'
 import { webhookJobs } from './webhooks/jobs.ts'
+import { watchOnActivation } from './webhooks/monitor.ts'
 
 export interface Running {
   deps: Deps
@@ -26,7 +27,12 @@ export async function startServer(
 ): Promise<Running> {
   const { log } = deps
   const lifetime = new AbortController()
-  const sample = await ensureSample(pipelineDeps(deps), config.paths.sample, lifetime.signal)
+  const hooks = runHooks(deps)
+  const sample = await ensureSample(
+    { ...pipelineDeps(deps), ...hooks },
+    config.paths.sample,
+    lifetime.signal,
+  )
   if (sample === 'absent') log.warn({ dir: config.paths.sample }, 'no bundled sample data found')
   else if (sample !== 'current')
     for (const r of sample)
@@ -64,7 +70,7 @@ export async function startServer(
     'listening',
   )
 
-  const stopJobs = startBackground(deps, lifetime.signal)
+  const stopJobs = startBackground(deps, hooks, lifetime.signal)
 
   let stopping: Promise<void> | null = null
   const stop = () =>
@@ -79,17 +85,24 @@ export async function startServer(
   return { deps, server, port, stop }
 }
 
+/** What every dataset run of the server reacts with: a live activation compares the watchlists. */
+export const runHooks = (deps: Deps): RunHooks => ({ onActivated: watchOnActivation(deps) })
+
+/** The server's scheduled jobs: sync per dataset, reconcile, webhooks, watchlists, maintenance. */
+export const backgroundJobs = (deps: Deps, hooks: RunHooks = runHooks(deps)): Job[] =>
+  createJobs(deps, [maintenanceJobs, webhookJobs], hooks)
+
 /**
- * Scheduled jobs (sync per dataset, reconcile, webhooks, watchlists, maintenance) and, on a first
+ * Scheduled jobs (backgroundJobs) and, on a first
  * start with syncing enabled and no live census yet, a full mirror in the background. Returns a
  * function that stops them (running work stops at its next checkpoint).
  */
-function startBackground(deps: Deps, signal: AbortSignal): () => Promise<void> {
-  const stopScheduler = startScheduler(createJobs(deps, [maintenanceJobs, webhookJobs]), deps.log)
+function startBackground(deps: Deps, hooks: RunHooks, signal: AbortSignal): () => Promise<void> {
+  const stopScheduler = startScheduler(backgroundJobs(deps, hooks), deps.log)
   let initial: Promise<unknown> = Promise.resolve()
   if (deps.config.sync.enabled && deps.datasets.get('census', 'live') === null) {
     deps.log.info('no live mirror yet: starting a full sync in the background')
-    initial = syncAll(deps, { signal, trigger: 'startup' }).then(
+    initial = syncAll({ ...deps, ...hooks }, { signal, trigger: 'startup' }).then(
       (results) =>
         deps.log.info(
           {

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path'
 import { z } from 'zod'
 import { pipelineDeps } from '../deps.ts'
 import { importDir } from '../sync/pipeline.ts'
+import { watchOnActivation } from '../webhooks/monitor.ts'
 import { DATASET_NAMES } from '../db/names.ts'
 import { json, parse, table, UsageError, validateArgs, type CommandSpec } from './io.ts'
 
@@ -27,7 +28,8 @@ export const dataCommands: CommandSpec[] = [
         : undefined
       const deps = ctx.deps()
       let lastDraw = 0
-      const results = await importDir(pipelineDeps(deps), dir, {
+      const runDeps = { ...pipelineDeps(deps), onActivated: watchOnActivation(deps) }
+      const results = await importDir(runDeps, dir, {
         channel: values.sample ? 'sample' : 'live',
         trigger: 'cli',
         signal: ctx.signal,
@@ -46,9 +48,9 @@ export const dataCommands: CommandSpec[] = [
         dataset: r.dataset,
         status: r.status,
         version: r.status === 'skipped' ? null : r.version,
-        rows: r.status === 'activated' ? r.stats.rows : null,
-        rejects: r.status === 'activated' ? r.stats.rejects : null,
-        error: r.status === 'failed' ? r.error : r.status === 'skipped' ? r.reason : null,
+        rows: r.status === 'activated' ? r.rows : null,
+        rejects: r.status === 'activated' ? r.rejects : null,
+        error: r.error,
         reject_samples: r.status === 'activated' ? r.stats.rejectSamples.slice(0, 5) : [],
       }))
       ctx.io.stdout(values.json ? json(rows) : table(rows.map(({ reject_samples: _s, ...r }) => r)))

@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { syncStatus } from '../sync/status.ts'
 import { syncAll } from '../sync/sync.ts'
+import { watchOnActivation } from '../webhooks/monitor.ts'
 import { DATASET_NAMES } from '../db/names.ts'
 import { json, parse, table, validateArgs, type CommandSpec } from './io.ts'
 import { createProgress } from './progress.ts'
@@ -23,13 +24,16 @@ export const syncCommands: CommandSpec[] = [
         : undefined
       const deps = ctx.deps()
       const progress = createProgress(ctx.io)
-      const results = await syncAll(deps, {
-        signal: ctx.signal,
-        trigger: 'cli',
-        only,
-        force: values.force === true,
-        onProgress: (p) => progress.update(p),
-      })
+      const results = await syncAll(
+        { ...deps, onActivated: watchOnActivation(deps) },
+        {
+          signal: ctx.signal,
+          trigger: 'cli',
+          only,
+          force: values.force === true,
+          onProgress: (p) => progress.update(p),
+        },
+      )
       progress.done()
       const rows = results.map((r) => ({
         dataset: r.dataset,

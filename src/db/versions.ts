@@ -19,6 +19,17 @@ export interface VersionRow {
   files: string | null
 }
 
+/** A version that just became the active one of its dataset channel (what a dataset run tells). */
+export interface Activation {
+  dataset: DatasetName
+  channel: Channel
+  version: number
+  /** the version it replaced */
+  previous: number | null
+  asOf: string
+  rows: number
+}
+
 const COLS = `id, dataset, channel, status, path, rows, rejects, as_of AS asOf, created_at AS createdAt,
   activated_at AS activatedAt, error, files`
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import type { PipelineDeps, RunResult } from './pipeline.ts'
 import { filesInDir, importDir } from './pipeline.ts'
+import type { RunDeps, RunResult } from './run.ts'
 import { activeVersion } from '../db/versions.ts'
 
 /** A fingerprint of the bundled sample files (they are small): a new release's sample rebuilds. */
@@ -18,7 +18,7 @@ export function sampleFingerprint(dir: string): string | null {
  * shipped with an upgrade). Sandbox keys read it; live keys read it until the mirror has a census.
  */
 export async function ensureSample(
-  deps: PipelineDeps,
+  deps: RunDeps,
   dir: string,
   signal: AbortSignal,
 ): Promise<RunResult[] | 'current' | 'absent'> {

@@ -6,7 +6,7 @@
 import type { Deps } from '../deps.ts'
 import { DATASETS } from './datasets.ts'
 import { getSourceFile } from './download.ts'
-import { leaseName } from './pipeline.ts'
+import { leaseName } from './run.ts'
 import { sourcesOf } from './sources.ts'
 import type { DatasetName } from '../db/names.ts'
 import { activeVersion } from '../db/versions.ts'

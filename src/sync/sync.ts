@@ -1,29 +1,33 @@
 /**
  * The regulator mirror: for one dataset, download every file conditionally, and when any of them
- * changed rebuild the dataset from the newest local copies (runBuild: build → verify → activate).
+ * changed rebuild the dataset from the newest local copies. The run itself (lease, run row, build,
+ * verify, activate, events) is runDataset's (run.ts); this module only gathers the inputs.
  * Jobs, the CLI and tests all call syncDataset/syncAll.
  */
 import { existsSync } from 'node:fs'
-import { HOUR } from '../clock.ts'
 import type { Deps } from '../deps.ts'
-import { acquireLease, type Lease } from '../db/leases.ts'
-import { enqueueEvent } from '../db/outbox.ts'
 import { VerifyError } from '../ingest/build.ts'
 import { DATASETS } from './datasets.ts'
 import { downloadFile, getSourceFile, type DownloadOutcome } from './download.ts'
-import { closeRun, leaseName, openRun, runBuild } from './pipeline.ts'
+import {
+  runDataset,
+  type FileResult,
+  type RunDeps,
+  type RunInputs,
+  type RunInputsContext,
+  type RunResult,
+  type RunTrigger,
+} from './run.ts'
 import { sourcesOf, type Source } from './sources.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
 import type { BuildStats, DatasetName } from '../db/names.ts'
 import type { VersionRow } from '../db/versions.ts'
-import { activeVersion } from '../db/versions.ts'
 
 export type SyncDeps = Pick<
   Deps,
   'config' | 'db' | 'datasets' | 'log' | 'clock' | 'fetch' | 'random'
->
-
-export type SyncTrigger = 'schedule' | 'cli' | 'startup' | 'test'
+> &
+  Pick<RunDeps, 'onActivated'>
 
 export type SyncProgress =
   | { dataset: DatasetName; phase: 'download'; file: string; bytes: number; total: number | null }
@@ -31,7 +35,7 @@ export type SyncProgress =
 
 export interface SyncOptions {
   signal: AbortSignal
-  trigger: SyncTrigger
+  trigger: RunTrigger
   onProgress?: (p: SyncProgress) => void
   /** first retry delay of downloads (tests keep it tiny); default 2 s */
   retryBaseMs?: number
@@ -39,28 +43,8 @@ export interface SyncOptions {
   force?: boolean
 }
 
-export type FileStatus = 'changed' | 'unchanged' | 'not_yet' | 'missing' | 'failed'
-
-export interface FileResult {
-  id: string
-  status: FileStatus
-  url: string
-  bytes: number | null
-  sha256: string | null
-  error: string | null
-}
-
-export interface SyncResult {
-  dataset: DatasetName
-  /** not_yet: nothing changed and a daily file is not published yet */
-  status: 'activated' | 'unchanged' | 'not_yet' | 'skipped' | 'failed'
-  runId: number | null
-  version: number | null
-  rows: number | null
-  rejects: number | null
-  error: string | null
-  files: FileResult[]
-}
+/** A sync's result is a dataset run's result. */
+export type SyncResult = RunResult
 
 /** The per-file facts stored with a version (dataset_versions.files). */
 interface VersionFiles {
@@ -68,66 +52,35 @@ interface VersionFiles {
   fingerprint: string
 }
 
-const LEASE_TTL = 2 * HOUR
-
 /**
- * Mirrors one dataset. Safe to call from any process: the dataset's lease in app.db makes a second
- * caller return 'skipped'. A failure keeps the previous version active and is recorded (sync_runs,
- * sync.failed event); an unchanged source records 'unchanged' and creates no version.
+ * Mirrors one dataset (runDataset with downloaded inputs). Safe to call from any process: the
+ * dataset's lease in app.db makes a second caller return 'skipped'. A failure keeps the previous
+ * version active and is recorded; an unchanged source records 'unchanged' and creates no version.
  */
 export async function syncDataset(
   spec: DatasetSpec,
   deps: SyncDeps,
   opts: SyncOptions,
 ): Promise<SyncResult> {
-  const base: SyncResult = {
-    dataset: spec.name,
-    status: 'skipped',
-    runId: null,
-    version: null,
-    rows: null,
-    rejects: null,
-    error: null,
-    files: [],
-  }
-  const lease = acquireLease(deps.db, leaseName(spec.name, 'live'), deps.clock, {
-    ttlMs: LEASE_TTL,
-  })
-  if (!lease) {
-    const runId = openRun(deps.db, spec.name, opts.trigger, deps.clock().getTime())
-    const error = 'another sync of this dataset is running'
-    closeRun(deps.db, runId, 'skipped', deps.clock().getTime(), { error })
-    return { ...base, runId, error }
-  }
-  const runId = openRun(deps.db, spec.name, opts.trigger, deps.clock().getTime())
-  const result = { ...base, runId }
-  try {
-    const onProgress = withProgressLog(deps, opts.onProgress)
-    return await syncHeld(spec, deps, { ...opts, onProgress }, lease, result)
-  } catch (err) {
-    // a download failure (or an abort before the build): nothing was built
-    const message = err instanceof Error ? err.message : String(err)
-    const now = deps.clock().getTime()
-    deps.db.transaction(() => {
-      closeRun(deps.db, runId, 'failed', now, { error: message })
-      enqueueEvent(
-        deps.db,
-        {
-          accountId: null,
-          type: 'sync.failed',
-          data: { dataset: spec.name, error: message, version: null },
-        },
-        now,
-      )
-    })()
-    deps.log.error(
-      { dataset: spec.name, error: message },
-      'sync failed; previous version stays active',
-    )
-    return { ...result, status: 'failed', error: message }
-  } finally {
-    lease.release()
-  }
+  const onProgress = withProgressLog(deps, opts.onProgress)
+  return runDataset(
+    {
+      db: deps.db,
+      datasets: deps.datasets,
+      log: deps.log,
+      clock: deps.clock,
+      paths: { datasets: deps.config.paths.datasets },
+      onActivated: deps.onActivated,
+    },
+    spec,
+    {
+      channel: 'live',
+      trigger: opts.trigger,
+      signal: opts.signal,
+      onProgress: (p) => onProgress({ ...p, phase: 'build' }),
+      inputs: (ctx) => download(spec, deps, { ...opts, onProgress }, ctx),
+    },
+  )
 }
 
 const PROGRESS_LOG_MS = 30_000
@@ -147,23 +100,22 @@ function withProgressLog(
   }
 }
 
-async function syncHeld(
+/** Downloads every source of the dataset and decides whether anything changed since `previous`. */
+async function download(
   spec: DatasetSpec,
   deps: SyncDeps,
   opts: SyncOptions,
-  lease: Lease,
-  result: SyncResult & { runId: number },
-): Promise<SyncResult> {
+  ctx: RunInputsContext,
+): Promise<RunInputs> {
   const sources = sourcesOf(spec, deps.config.sync.baseUrl)
   const inputs = new Map<string, string>()
   const facts: VersionFiles['inputs'] = {}
-  const files: FileResult[] = []
-  result.files = files
+  const { files } = ctx
   for (const src of sources) {
     opts.signal.throwIfAborted()
     const r = await fetchSource(src, deps, opts)
     files.push(r.file)
-    lease.renew()
+    ctx.renew()
     if (r.path && r.sha256) {
       inputs.set(src.id, r.path)
       facts[src.id] = {
@@ -178,45 +130,15 @@ async function syncHeld(
   if (missing.length)
     throw new Error(missing.map((f) => `${f.id}: ${f.error ?? 'not available'}`).join('; '))
 
-  const active = activeVersion(deps.db, spec.name, 'live')
+  const active = ctx.previous
   const previous = active?.files ? (JSON.parse(active.files) as Partial<VersionFiles>) : null
-  const fingerprint = fingerprintOf(facts)
-  if (!opts.force && active && previous?.inputs && !changedSince(previous.inputs, facts)) {
-    const status = files.some((f) => f.status === 'not_yet') ? 'not_yet' : 'unchanged'
-    closeRun(deps.db, result.runId, status, deps.clock().getTime(), { stats: { files } })
-    deps.log.info({ dataset: spec.name, status }, 'no source file changed; no new version')
-    return { ...result, status, version: active.id, rows: active.rows, rejects: active.rejects }
-  }
-
-  const pipeline = {
-    db: deps.db,
-    datasets: deps.datasets,
-    log: deps.log,
-    clock: deps.clock,
-    paths: { datasets: deps.config.paths.datasets },
-  }
-  const run = await runBuild(pipeline, spec, inputs, {
-    channel: 'live',
-    trigger: opts.trigger,
-    signal: opts.signal,
-    runId: result.runId,
-    files: { inputs: facts, fingerprint } satisfies VersionFiles,
-    onProgress: (p) => opts.onProgress?.({ ...p, phase: 'build' }),
+  if (!opts.force && active && previous?.inputs && !changedSince(previous.inputs, facts))
+    return { status: files.some((f) => f.status === 'not_yet') ? 'not_yet' : 'unchanged' }
+  return {
+    status: 'build',
+    inputs,
+    files: { inputs: facts, fingerprint: fingerprintOf(facts) } satisfies VersionFiles,
     verify: (stats, prev) => verifyFiles(deps, spec, stats, prev),
-  })
-  switch (run.status) {
-    case 'activated':
-      return {
-        ...result,
-        status: 'activated',
-        version: run.version,
-        rows: run.stats.rows,
-        rejects: run.stats.rejects,
-      }
-    case 'failed':
-      return { ...result, status: 'failed', version: run.version, error: run.error }
-    case 'skipped':
-      return { ...result, status: 'skipped', error: run.reason }
   }
 }
 

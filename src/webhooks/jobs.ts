@@ -20,9 +20,10 @@ export const webhooksDeliverJob = (deps: JobDeps & Pick<DeliverDeps, 'lookup'>):
 })
 
 /**
- * Compares watched carriers with their snapshots. The sync calls runWatchMonitor right after an
- * activation; this schedule is the safety net (a CLI import, a crash in between) and does nothing
- * while no snapshot is stale.
+ * Compares watched carriers with their snapshots. Every dataset run started in a process whose
+ * composition root passed watchOnActivation compares right after its activation; this schedule is
+ * the safety net (an import by another process, a crash in between) and does nothing while no
+ * snapshot is stale.
  */
 export const watchMonitorJob = (deps: JobDeps): JobDefinition => ({
   name: 'watch:monitor',

@@ -10,7 +10,7 @@ import { carrierRow, writeCensus, type CensusFields } from '../testing/census-fi
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { deliverDue } from './deliver.ts'
 import { addEndpoint } from './endpoints.ts'
-import { diffFacts, runWatchMonitor, type WatchFacts } from './monitor.ts'
+import { diffFacts, runWatchMonitor, watchOnActivation, type WatchFacts } from './monitor.ts'
 import { startReceiver, type Receiver } from '../testing/webhook-receiver.ts'
 import { addToWatchlist } from './watchlist.ts'
 
@@ -74,7 +74,7 @@ describe('carrier.changed', () => {
     expect(carrierEvents()).toHaveLength(0)
 
     const results = await importDir(
-      pipelineDeps(ctx.deps),
+      { ...pipelineDeps(ctx.deps), onActivated: watchOnActivation(ctx.deps) },
       census(join(root, 'v2'), {
         [WATCHED]: { STATUS_CODE: 'I', SAFETY_RATING: 'C', SAFETY_RATING_DATE: '20261101' },
       }),
@@ -82,7 +82,7 @@ describe('carrier.changed', () => {
     )
     expect(results.map((r) => r.status)).toEqual(['activated'])
 
-    // the activation itself compared the watchlists (pipeline → runWatchMonitor): nothing left
+    // the activation itself compared the watchlists (onActivated → runWatchMonitor): nothing left
     expect(runWatchMonitor(ctx.deps)).toMatchObject({ status: 'done', checked: 0 })
     const events = carrierEvents() // one per watching account
     expect(events.map((e) => e.accountId)).toEqual([a.id, b.id])

@@ -9,6 +9,7 @@ import type { Config } from '../config.ts'
 import type { DataView, DatasetRegistry } from '../db/datasets.ts'
 import { acquireLease } from '../db/leases.ts'
 import type { Sqlite } from '../db/open.ts'
+import type { Activation } from '../db/versions.ts'
 import type { Logger } from '../log.ts'
 import type { DatasetName } from '../db/names.ts'
 import { enqueueEvent } from '../db/outbox.ts'
@@ -273,4 +274,23 @@ export function runWatchMonitor(
     'watchlist monitor run',
   )
   return result
+}
+
+/**
+ * The activation listener a composition root hands to dataset runs (`onActivated`): compares the
+ * watchlists right after a live version became active, so carrier.changed does not wait for the
+ * watch:monitor safety net. A failure is logged; the job retries it.
+ */
+export function watchOnActivation(deps: MonitorDeps): (activation: Activation) => void {
+  return (activation) => {
+    if (activation.channel !== 'live') return
+    try {
+      runWatchMonitor(deps)
+    } catch (err) {
+      deps.log.error(
+        { err, dataset: activation.dataset },
+        'watchlist comparison after activation failed; the watch:monitor job retries',
+      )
+    }
+  }
 }
