@@ -10,7 +10,7 @@ import { addLicensing, addSafety, createContext, randomCore, type GenContext } f
 import { CsvSink } from './csv.ts'
 import type { Company } from './model.ts'
 import { emitCompany, type Emit } from './rows.ts'
-import { sampleCompanies } from './specials.ts'
+import { sampleCompanies } from './sample.ts'
 
 export const DEFAULT_SEED = 20261101
 
