@@ -3,33 +3,25 @@
  * (specials.ts) into a Company. The order of the steps is part of the output (every step that
  * draws from a seeded stream or a run counter does so in the same order for every special).
  */
-import {
-  layerRng,
-  makeCrash,
-  makeDocket,
-  makeInspection,
-  randomCore,
-  slug,
-  type CrashOptions,
-  type DocketOptions,
-  type GenContext,
-  type InspectionOptions,
-  type Kind,
-} from './company.ts'
+import { randomCore } from './company.ts'
+import { type GenContext, type Kind, layerRng } from './context.ts'
 import { day as d, yearOf } from './dates.ts'
+import { type DocketOptions, makeDocket } from './docket.ts'
 import {
-  AS_OF,
-  SMS_WINDOW_START,
-  unitSum,
   type Address,
+  AS_OF,
   type BasicKey,
   type Company,
   type Docket,
   type Inspection,
   type Policy,
   type ProcessAgent,
+  SMS_WINDOW_START,
   type UnitCounts,
+  unitSum,
 } from './model.ts'
+import { slug } from './names.ts'
+import { type CrashOptions, type InspectionOptions, makeCrash, makeInspection } from './safety.ts'
 import { PROCESS_AGENTS, US_PLACES } from './vocab.ts'
 
 /** The census identity of a special: name, address, fleet, dates (ISO) and rating. */

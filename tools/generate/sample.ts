@@ -3,8 +3,12 @@
  * random fillers.
  */
 import { buildSpecial } from './build-special.ts'
-import { addLicensing, addSafety, randomCore, slug, type GenContext } from './company.ts'
-import type { Company } from './model.ts'
+import { randomCore } from './company.ts'
+import { type GenContext } from './context.ts'
+import { addLicensing } from './licensing.ts'
+import { type Company } from './model.ts'
+import { slug } from './names.ts'
+import { addSafety } from './safety.ts'
 import { SPECIALS } from './specials.ts'
 import { NAME_WORDS } from './vocab.ts'
 

@@ -1,4 +1,7 @@
-/** Special companies whose scenario is their safety record: rating, inspections, crashes, OOS orders (see specials.ts). */
+/**
+ * Special companies whose scenario is their safety record: rating, inspections, crashes, OOS
+ * orders (see specials.ts).
+ */
 import type { Special } from './build-special.ts'
 import { day as d } from './dates.ts'
 import { SPECIAL_DOTS as S, INS, activeMc, carrier, mc, place, pol } from './special-kit.ts'
