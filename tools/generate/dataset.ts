@@ -6,11 +6,15 @@
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { FILE_COLUMNS, FILE_IDS, FILE_KEYS, type FileKey } from './columns.ts'
-import { addLicensing, addSafety, createContext, randomCore, type GenContext } from './company.ts'
+import { randomCore } from './company.ts'
+import { createContext, type GenContext } from './context.ts'
 import { CsvSink } from './csv.ts'
-import type { Company } from './model.ts'
-import { emitCompany, type Emit } from './rows.ts'
-import { sampleCompanies } from './specials.ts'
+import { addLicensing } from './licensing.ts'
+import { type Company } from './model.ts'
+import type { Emit } from './rows-format.ts'
+import { emitCompany } from './rows.ts'
+import { addSafety } from './safety.ts'
+import { sampleCompanies } from './sample.ts'
 
 export const DEFAULT_SEED = 20261101
 

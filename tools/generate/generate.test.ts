@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { FILE_COLUMNS, FILE_IDS, FILE_KEYS, type FileKey } from './columns.ts'
 import { parseCsv } from './csv.ts'
 import { writeSampleDataset, writeScaleDataset } from './dataset.ts'
-import { SHARED_EMAIL, SHARED_PHONE, SPECIAL_DOTS as S } from './specials.ts'
+import { SHARED_EMAIL, SHARED_PHONE, SPECIAL_DOTS as S } from './special-kit.ts'
 
 /** FMCSA-DATA.md §2.1, typed out again so a change to columns.ts cannot hide here. */
 const CENSUS_147 =

@@ -99,3 +99,19 @@ export class Rng {
     return String(Math.floor(this.next() * 10 ** n)).padStart(n, '0')
   }
 }
+
+/** Knuth's method for small means, a rounded normal approximation for large ones. */
+export function poisson(rng: Rng, mean: number): number {
+  if (mean <= 0) return 0
+  if (mean > 30) return Math.max(0, Math.round(mean + Math.sqrt(mean) * gauss(rng)))
+  const l = Math.exp(-mean)
+  let k = 0
+  let p = 1
+  do {
+    k++
+    p *= rng.next()
+  } while (p > l)
+  return k - 1
+}
+const gauss = (rng: Rng) =>
+  Math.sqrt(-2 * Math.log(1 - rng.next())) * Math.cos(2 * Math.PI * rng.next())
