@@ -13,7 +13,7 @@ export type Src = 'legacy' | 'motus'
 export type DocketRow = N.Docket
 
 /** Columns the legacy Carrier and Motus Carrier tables share: on-file flags, names, addresses. */
-export interface CarrierColumns extends DocketRow {
+interface CarrierColumns extends DocketRow {
   dot_number: number | null
   min_cov: number | null
   cargo_req: number | null
@@ -36,7 +36,7 @@ export interface CarrierColumns extends DocketRow {
   mail_zip: string | null
 }
 
-export interface LegacyCarrierRow extends CarrierColumns {
+interface LegacyCarrierRow extends CarrierColumns {
   common_stat: string | null
   contract_stat: string | null
   broker_stat: string | null
@@ -74,12 +74,12 @@ export interface PolicyRow extends DocketRow {
   source: Src
 }
 
-export interface HistRow extends PolicyRow {
+interface HistRow extends PolicyRow {
   min_cov: number | null
   method: string | null
 }
 
-export interface EventRow extends DocketRow {
+interface EventRow extends DocketRow {
   authority: string
   orig_event: string | null
   orig_action: string | null
@@ -90,7 +90,7 @@ export interface EventRow extends DocketRow {
   source: Src
 }
 
-export interface RevRow extends DocketRow {
+interface RevRow extends DocketRow {
   authority: string
   serve_date: string | null
   type_desc: string | null
