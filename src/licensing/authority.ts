@@ -148,8 +148,13 @@ interface Reinstatement {
   date: string
 }
 
-/** Every revocation and reinstatement, merged per (docket, authority, effective date) (§4.2). */
-function revocationHistory(g: Gathered, today: string) {
+const refDate = (r: Revocation) => r.date ?? r.serve ?? ''
+
+/**
+ * Every revocation in effect by `today` (merged per docket, authority family and effective date,
+ * oldest first) and every reinstatement, from the revocation files and the authority events.
+ */
+function revocationEvents(g: Gathered, today: string) {
   const revocations: Revocation[] = []
   const reinstatements: Reinstatement[] = []
   const add = (r: Revocation) => {
@@ -218,8 +223,13 @@ function revocationHistory(g: Gathered, today: string) {
       reinstatements.push({ docket: e, authority: e.authority, date: e.disp_date })
     }
   }
-  const refDate = (r: Revocation) => r.date ?? r.serve ?? ''
   revocations.sort((a, b) => refDate(a).localeCompare(refDate(b)))
+  return { revocations, reinstatements }
+}
+
+/** The revocation history, the latest revocation and a reinstatement after it (§4.2). */
+function revocationHistory(g: Gathered, today: string) {
+  const { revocations, reinstatements } = revocationEvents(g, today)
   // Motus has no common/contract split: show the one the docket held in L&I, else common (§4.2)
   const shown = (r: Revocation) => {
     if (r.authority !== 'carrier') return r.authority
