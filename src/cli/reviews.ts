@@ -6,19 +6,16 @@ import { isoDate } from '../clock.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import { getLicensing } from '../licensing/record.ts'
+import { detectFormat, importReviews, readReviewsFile, ReviewFileError } from '../reviews/import.ts'
 import {
   addReview,
-  detectFormat,
   externalInput,
-  importReviews,
   issuesText,
   listExternalReviews,
   listReviews,
-  readReviewsFile,
   removeExternalReviews,
   removeReview,
   reviewInput,
-  ReviewFileError,
   setExternalReviews,
   Usdot,
   type ExternalAggregate,

@@ -10,20 +10,26 @@ import * as N from '../ingest/normalize.ts'
 import type { BuildContext, DatasetSpec, SourceFileSpec } from '../ingest/types.ts'
 import {
   authorityKind,
+  BLANK_BASELINE_ROW,
+  buildTables,
   checkFile,
   classCode,
+  contactValues,
   eventKind,
-  fillDotDockets,
   flagInt,
   formCode,
+  insertAll,
   insType,
   isBlankRow,
-  legacyMoney,
   legacyDate,
-  SHARED_DDL,
-  SHARED_INDEXES,
+  legacyMoney,
+  loadRows,
+  rowKey,
+  SHARED_INSERTS,
+  upper,
   SHIFTED,
   statLetter,
+  widthProblem,
 } from './tables.ts'
 
 export const LEGACY_AS_OF = '2026-05-14'
@@ -120,44 +126,15 @@ const rows = (ctx: BuildContext, path: string) =>
     signal: ctx.signal,
   })
 
-/** Common checks of a positional row: width, docket, blank deletion markers. */
-function rowKey(
-  ctx: BuildContext,
-  fileId: string,
-  line: number,
-  f: string[],
-): { d: N.Docket; dot: number | null } | null {
-  const width = LEGACY_WIDTHS[fileId] ?? 0
-  if (f.length !== width) {
-    ctx.reject(fileId, line, `expected ${width} fields, got ${f.length}`)
-    return null
-  }
-  const d = N.docket(f[0])
-  if (!d) {
-    ctx.reject(fileId, line, `invalid docket ${JSON.stringify(f[0] ?? '')}`)
-    return null
-  }
-  if (isBlankRow(f)) {
-    ctx.reject(fileId, line, 'blank row (a deletion marker) in a baseline file')
-    return null
-  }
-  return { d, dot: N.usdot(f[1]) }
-}
+type LegacyKind = keyof typeof LEGACY_FILE_IDS
+type Values = (string | number | null)[]
 
-async function loadCarrier(ctx: BuildContext, path: string): Promise<void> {
-  const id = LEGACY_FILE_IDS.carrier
-  const insert = ctx.db.prepare(
-    `INSERT INTO carriers VALUES (${Array.from({ length: 38 }, () => '?').join(', ')})`,
-  )
-  await ctx.insertBatches(id, rows(ctx, path), (r) => {
-    const f = r.fields
-    const k = rowKey(ctx, id, r.line, f)
-    if (!k) return
+const SHIFTED_REASON = 'a date in an amount field (shifted columns)'
+/** Row parsers per file: the values after (prefix, number, dot_number), or a reject reason. */
+const PARSERS: Record<LegacyKind, (f: string[], ctx: BuildContext) => Values | string> = {
+  carrier(f, ctx) {
     const mx = (f[2] ?? '').trim().toUpperCase()
-    insert.run(
-      k.d.prefix,
-      k.d.number,
-      k.dot,
+    return [
       mx === '' ? null : mx,
       statLetter(f[4], ctx),
       statLetter(f[5], ctx),
@@ -180,45 +157,16 @@ async function loadCarrier(ctx: BuildContext, path: string): Promise<void> {
       flagInt(f[22]),
       flagInt(f[23]),
       flagInt(f[24]),
-      N.text(f[25]),
-      N.text(f[26]),
-      N.text(f[27]),
-      N.text(f[29]),
-      N.text(f[30])?.toUpperCase() ?? null,
-      N.text(f[31])?.toUpperCase() ?? null,
-      N.zip(f[32]),
-      N.phoneDigits(f[33]),
-      N.text(f[35]),
-      N.text(f[37]),
-      N.text(f[38])?.toUpperCase() ?? null,
-      N.text(f[39])?.toUpperCase() ?? null,
-      N.zip(f[40]),
-    )
-    ctx.accept(id)
-  })
-}
-
-async function loadActPendInsur(ctx: BuildContext, path: string): Promise<void> {
-  const id = LEGACY_FILE_IDS.actPendInsur
-  const insert = ctx.db.prepare(
-    `INSERT INTO policies (prefix, number, dot_number, form, ins_type, class_code, insurer, policy_no,
-       underlying, max_cov, effective_date, cancel_date, trans_date)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  )
-  await ctx.insertBatches(id, rows(ctx, path), (r) => {
-    const f = r.fields
-    const k = rowKey(ctx, id, r.line, f)
-    if (!k) return
+      ...contactValues(f, 25, 35),
+    ]
+  },
+  actPendInsur(f, ctx) {
     const form = formCode(f[2])
     const type = insType(undefined, form, f[3])
     const underlying = legacyMoney(f[7], type, ctx)
     const max = legacyMoney(f[8], type, ctx)
-    if (underlying === SHIFTED || max === SHIFTED)
-      return ctx.reject(id, r.line, 'a date in an amount field (shifted columns)')
-    insert.run(
-      k.d.prefix,
-      k.d.number,
-      k.dot,
+    if (underlying === SHIFTED || max === SHIFTED) return SHIFTED_REASON
+    return [
       form,
       type,
       classCode(f[3]),
@@ -229,33 +177,16 @@ async function loadActPendInsur(ctx: BuildContext, path: string): Promise<void> 
       legacyDate(f[9]),
       legacyDate(f[10]),
       legacyDate(f[6]),
-    )
-    ctx.accept(id)
-  })
-}
-
-async function loadInsHist(ctx: BuildContext, path: string): Promise<void> {
-  const id = LEGACY_FILE_IDS.insHist
-  const insert = ctx.db.prepare(
-    `INSERT INTO ins_hist (prefix, number, dot_number, form, ins_type, class_code, insurer, policy_no,
-       min_cov, underlying, max_cov, effective_date, cancel_date, method, cancel_form)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  )
-  await ctx.insertBatches(id, rows(ctx, path), (r) => {
-    const f = r.fields
-    const k = rowKey(ctx, id, r.line, f)
-    if (!k) return
+    ]
+  },
+  insHist(f, ctx) {
     const form = formCode(f[2])
     const type = insType(undefined, form, f[6])
     const min = legacyMoney(f[8], type, ctx)
     const underlying = legacyMoney(f[11], type, ctx)
     const max = legacyMoney(f[12], type, ctx)
-    if (min === SHIFTED || underlying === SHIFTED || max === SHIFTED)
-      return ctx.reject(id, r.line, 'a date in an amount field (shifted columns)')
-    insert.run(
-      k.d.prefix,
-      k.d.number,
-      k.dot,
+    if (min === SHIFTED || underlying === SHIFTED || max === SHIFTED) return SHIFTED_REASON
+    return [
       form,
       type,
       classCode(f[9]),
@@ -266,29 +197,14 @@ async function loadInsHist(ctx: BuildContext, path: string): Promise<void> {
       max,
       legacyDate(f[10]),
       legacyDate(f[13]),
-      N.text(f[14])?.toUpperCase() ?? N.text(f[3])?.toUpperCase() ?? null,
-      N.text(f[4])?.toUpperCase() ?? null,
-    )
-    ctx.accept(id)
-  })
-}
-
-async function loadAuthHist(ctx: BuildContext, path: string): Promise<void> {
-  const id = LEGACY_FILE_IDS.authHist
-  const insert = ctx.db.prepare(
-    `INSERT INTO auth_events (prefix, number, dot_number, authority, orig_event, orig_action,
-       orig_date, disp_event, disp_action, disp_date, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)`,
-  )
-  await ctx.insertBatches(id, rows(ctx, path), (r) => {
-    const f = r.fields
-    const k = rowKey(ctx, id, r.line, f)
-    if (!k) return
-    const orig = N.text(f[4])?.toUpperCase() ?? null
-    const disp = N.text(f[6])?.toUpperCase() ?? null
-    insert.run(
-      k.d.prefix,
-      k.d.number,
-      k.dot,
+      upper(f[14]) ?? upper(f[3]),
+      upper(f[4]),
+    ]
+  },
+  authHist(f) {
+    const orig = upper(f[4])
+    const disp = upper(f[6])
+    return [
       authorityKind(f[3]),
       eventKind(orig),
       orig,
@@ -296,73 +212,57 @@ async function loadAuthHist(ctx: BuildContext, path: string): Promise<void> {
       eventKind(disp),
       disp,
       legacyDate(f[8]) ?? legacyDate(f[7]),
-    )
-    ctx.accept(id)
+      null,
+    ]
+  },
+  revocation(f) {
+    return [authorityKind(f[2]), legacyDate(f[3]), upper(f[4]), legacyDate(f[5])]
+  },
+  boc3(f) {
+    return [N.text(f[2]), N.text(f[5]), N.text(f[6])]
+  },
+}
+
+const INSERTS: Record<LegacyKind, string> = {
+  carrier: insertAll('carriers', 38),
+  actPendInsur: SHARED_INSERTS.policies,
+  insHist: SHARED_INSERTS.insHist,
+  authHist: SHARED_INSERTS.authEvents,
+  revocation: SHARED_INSERTS.revocations,
+  boc3: SHARED_INSERTS.boc3,
+}
+
+/** Loads one positional file: width, docket and deletion-marker checks, then its parser. */
+async function loadFile(ctx: BuildContext, kind: LegacyKind, path: string): Promise<void> {
+  const id = LEGACY_FILE_IDS[kind]
+  const width = LEGACY_WIDTHS[id] ?? 0
+  await loadRows(ctx, id, rows(ctx, path), INSERTS[kind], (f) => {
+    const wrong = widthProblem(f, width)
+    if (wrong) return wrong
+    const k = rowKey(f)
+    if (typeof k === 'string') return k
+    if (isBlankRow(f)) return BLANK_BASELINE_ROW
+    const values = PARSERS[kind](f, ctx)
+    return typeof values === 'string' ? values : { ...k, values }
   })
 }
 
-async function loadRevocation(ctx: BuildContext, path: string): Promise<void> {
-  const id = LEGACY_FILE_IDS.revocation
-  const insert = ctx.db.prepare(
-    `INSERT INTO revocations (prefix, number, dot_number, authority, serve_date, type_desc, effective_date)
-     VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  )
-  await ctx.insertBatches(id, rows(ctx, path), (r) => {
-    const f = r.fields
-    const k = rowKey(ctx, id, r.line, f)
-    if (!k) return
-    insert.run(
-      k.d.prefix,
-      k.d.number,
-      k.dot,
-      authorityKind(f[2]),
-      legacyDate(f[3]),
-      N.text(f[4])?.toUpperCase() ?? null,
-      legacyDate(f[5]),
-    )
-    ctx.accept(id)
-  })
-}
-
-async function loadBoc3(ctx: BuildContext, path: string): Promise<void> {
-  const id = LEGACY_FILE_IDS.boc3
-  const insert = ctx.db.prepare(
-    'INSERT INTO boc3 (prefix, number, dot_number, agent, city, state) VALUES (?, ?, ?, ?, ?, ?)',
-  )
-  await ctx.insertBatches(id, rows(ctx, path), (r) => {
-    const f = r.fields
-    const k = rowKey(ctx, id, r.line, f)
-    if (!k) return
-    insert.run(k.d.prefix, k.d.number, k.dot, N.text(f[2]), N.text(f[5]), N.text(f[6]))
-    ctx.accept(id)
-  })
-}
-
-const LOADERS: [string, (ctx: BuildContext, path: string) => Promise<void>][] = [
-  [LEGACY_FILE_IDS.carrier, loadCarrier],
-  [LEGACY_FILE_IDS.actPendInsur, loadActPendInsur],
-  [LEGACY_FILE_IDS.insHist, loadInsHist],
-  [LEGACY_FILE_IDS.authHist, loadAuthHist],
-  [LEGACY_FILE_IDS.revocation, loadRevocation],
-  [LEGACY_FILE_IDS.boc3, loadBoc3],
-]
-
-async function buildLegacy(ctx: BuildContext): Promise<void> {
-  ctx.db.exec(LEGACY_DDL + SHARED_DDL)
-  for (const [id, load] of LOADERS) {
+async function loadFiles(ctx: BuildContext): Promise<void> {
+  for (const kind of Object.keys(LEGACY_FILE_IDS) as LegacyKind[]) {
+    const id = LEGACY_FILE_IDS[kind]
     const path = ctx.inputs.get(id)
     const spec = files.find((f) => f.id === id)
     if (!path) {
       if (spec?.required) throw new Error(`legacy file ${id} is missing`)
       continue
     }
-    await load(ctx, path)
+    await loadFile(ctx, kind, path)
     checkFile(ctx, legacyDataset, id, spec?.required ?? false)
   }
-  ctx.signal.throwIfAborted()
-  ctx.db.exec(SHARED_INDEXES)
-  fillDotDockets(ctx, 'carriers')
 }
+
+const buildLegacy = (ctx: BuildContext) =>
+  buildTables(ctx, { ddl: LEGACY_DDL, authorityTable: 'carriers' }, () => loadFiles(ctx))
 
 export const legacyDataset: DatasetSpec = {
   name: 'legacy',

@@ -10,17 +10,24 @@ import * as N from '../ingest/normalize.ts'
 import type { BuildContext, DatasetSpec, SourceFileSpec } from '../ingest/types.ts'
 import {
   authorityKind,
+  BLANK_BASELINE_ROW,
+  buildTables,
   checkFile,
   classCode,
+  contactValues,
   eventKind,
-  fillDotDockets,
   flagInt,
   formCode,
   insType,
+  insertAll,
   isBlankRow,
+  loadRows,
   motusMoney,
-  SHARED_DDL,
-  SHARED_INDEXES,
+  rowKey,
+  SHARED_INSERTS,
+  upper,
+  widthProblem,
+  type ParsedRow,
 } from './tables.ts'
 
 const cols = (s: string): readonly string[] => s.trim().split(/\s+/)
@@ -118,21 +125,10 @@ function policyMoney(v: string | undefined, type: number | null, ctx: BuildConte
   return n === 0 && type !== 1 ? null : n
 }
 
-/** One parsed row: the docket, USDOT and the values to insert after them. */
-type Parsed = { d: N.Docket; dot: number | null; values: (string | number | null)[] } | string
-
-function key(f: string[]): { d: N.Docket; dot: number | null } | string {
-  const d = N.docket(f[0])
-  if (!d) return `invalid docket ${JSON.stringify(f[0] ?? '')}`
-  return { d, dot: N.usdot(f[1]) }
-}
-
-const upper = (v: string | undefined) => N.text(v)?.toUpperCase() ?? null
-
 /** Row parsers per file kind: return the values after (prefix, number, dot_number) or a reason. */
-const PARSERS: Record<Exclude<MotusKind, 'boc3'>, (f: string[], ctx: BuildContext) => Parsed> = {
+const PARSERS: Record<Exclude<MotusKind, 'boc3'>, (f: string[], ctx: BuildContext) => ParsedRow> = {
   carrier(f, ctx) {
-    const k = key(f)
+    const k = rowKey(f)
     if (typeof k === 'string') return k
     return {
       ...k,
@@ -148,24 +144,12 @@ const PARSERS: Record<Exclude<MotusKind, 'boc3'>, (f: string[], ctx: BuildContex
         flagInt(f[10]),
         flagInt(f[11]),
         flagInt(f[12]),
-        N.text(f[13]),
-        N.text(f[14]),
-        N.text(f[15]),
-        N.text(f[17]),
-        upper(f[18]),
-        upper(f[19]),
-        N.zip(f[20]),
-        N.phoneDigits(f[21]),
-        N.text(f[22]),
-        N.text(f[24]),
-        upper(f[25]),
-        upper(f[26]),
-        N.zip(f[27]),
+        ...contactValues(f, 13, 22),
       ],
     }
   },
   insur(f, ctx) {
-    const k = key(f)
+    const k = rowKey(f)
     if (typeof k === 'string') return k
     const form = formCode(f[2])
     const type = insType(f[3], form, undefined)
@@ -186,7 +170,7 @@ const PARSERS: Record<Exclude<MotusKind, 'boc3'>, (f: string[], ctx: BuildContex
     }
   },
   insHist(f, ctx) {
-    const k = key(f)
+    const k = rowKey(f)
     if (typeof k === 'string') return k
     const form = formCode(f[2])
     const type = insType(f[4], form, f[7])
@@ -209,7 +193,7 @@ const PARSERS: Record<Exclude<MotusKind, 'boc3'>, (f: string[], ctx: BuildContex
     }
   },
   authHist(f) {
-    const k = key(f)
+    const k = rowKey(f)
     if (typeof k === 'string') return k
     const reason = upper(f[4])
     return {
@@ -227,7 +211,7 @@ const PARSERS: Record<Exclude<MotusKind, 'boc3'>, (f: string[], ctx: BuildContex
     }
   },
   revokeSuspend(f) {
-    const k = key(f)
+    const k = rowKey(f)
     if (typeof k === 'string') return k
     return {
       ...k,
@@ -237,39 +221,22 @@ const PARSERS: Record<Exclude<MotusKind, 'boc3'>, (f: string[], ctx: BuildContex
 }
 
 const INSERTS: Record<Exclude<MotusKind, 'boc3'>, string> = {
-  carrier: `INSERT INTO authorities VALUES (${Array.from({ length: 27 }, () => '?').join(', ')})`,
-  insur: `INSERT INTO policies (prefix, number, dot_number, form, ins_type, class_code, insurer,
-    policy_no, underlying, max_cov, effective_date, cancel_date, trans_date)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  insHist: `INSERT INTO ins_hist (prefix, number, dot_number, form, ins_type, class_code, insurer,
-    policy_no, min_cov, underlying, max_cov, effective_date, cancel_date, method, cancel_form)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  authHist: `INSERT INTO auth_events (prefix, number, dot_number, authority, orig_event, orig_action,
-    orig_date, disp_event, disp_action, disp_date, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  revokeSuspend: `INSERT INTO revocations (prefix, number, dot_number, authority, serve_date,
-    type_desc, effective_date) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  carrier: insertAll('authorities', 27),
+  insur: SHARED_INSERTS.policies,
+  insHist: SHARED_INSERTS.insHist,
+  authHist: SHARED_INSERTS.authEvents,
+  revokeSuspend: SHARED_INSERTS.revocations,
 }
 
 async function loadAwh(ctx: BuildContext, kind: Exclude<MotusKind, 'boc3'>, path: string) {
-  const id = MOTUS_FILE_IDS[kind]
   const columns = MOTUS_COLUMNS[kind]
-  const insert = ctx.db.prepare(INSERTS[kind])
-  const parse = PARSERS[kind]
-  await ctx.insertBatches(
-    id,
-    readCsv(path, { header: 'header', columns, signal: ctx.signal }),
-    (r) => {
-      const f = r.fields
-      if (f.length !== columns.length)
-        return ctx.reject(id, r.line, `expected ${columns.length} fields, got ${f.length}`)
-      if (isBlankRow(f))
-        return ctx.reject(id, r.line, 'blank row (a deletion marker) in a baseline file')
-      const p = parse(f, ctx)
-      if (typeof p === 'string') return ctx.reject(id, r.line, p)
-      insert.run(p.d.prefix, p.d.number, p.dot, ...p.values)
-      ctx.accept(id)
-    },
-  )
+  const records = readCsv(path, { header: 'header', columns, signal: ctx.signal })
+  await loadRows(ctx, MOTUS_FILE_IDS[kind], records, INSERTS[kind], (f) => {
+    const wrong = widthProblem(f, columns.length)
+    if (wrong) return wrong
+    if (isBlankRow(f)) return BLANK_BASELINE_ROW
+    return PARSERS[kind](f, ctx)
+  })
 }
 
 /**
@@ -278,9 +245,7 @@ async function loadAwh(ctx: BuildContext, kind: Exclude<MotusKind, 'boc3'>, path
  */
 async function loadBoc3(ctx: BuildContext, path: string) {
   const id = MOTUS_FILE_IDS.boc3
-  const insert = ctx.db.prepare(
-    'INSERT INTO boc3 (prefix, number, dot_number, agent, city, state) VALUES (?, ?, ?, ?, ?, ?)',
-  )
+  const insert = ctx.db.prepare(SHARED_INSERTS.boc3)
   let idx: Record<string, number> | null = null
   let usable = true
   const at = (f: string[], name: string) => {
@@ -331,9 +296,9 @@ async function loadDiff(ctx: BuildContext, kind: Exclude<MotusKind, 'boc3'>, pat
     const records = readCsv(path, { header: 'header', columns, signal: ctx.signal })
     await ctx.insertBatches(id, records, (r) => {
       const f = r.fields
-      if (f.length !== columns.length)
-        return ctx.reject(id, r.line, `expected ${columns.length} fields, got ${f.length}`)
-      const k = key(f)
+      const wrong = widthProblem(f, columns.length)
+      if (wrong) return ctx.reject(id, r.line, wrong)
+      const k = rowKey(f)
       if (typeof k === 'string') return ctx.reject(id, r.line, k)
       if (isBlankRow(f)) {
         insert.run(id, kind, ctx.asOf, r.line, 'deleted', k.d.prefix, k.d.number, k.dot, null)
@@ -374,8 +339,8 @@ async function loadDiff(ctx: BuildContext, kind: Exclude<MotusKind, 'boc3'>, pat
   }
 }
 
-async function buildMotus(ctx: BuildContext): Promise<void> {
-  ctx.db.exec(MOTUS_DDL + SHARED_DDL)
+/** The AWH files (all required), the optional BOC-3, then the diffs present into the change log. */
+async function loadFiles(ctx: BuildContext): Promise<void> {
   for (const kind of Object.keys(PARSERS) as Exclude<MotusKind, 'boc3'>[]) {
     const id = MOTUS_FILE_IDS[kind]
     const path = ctx.inputs.get(id)
@@ -394,12 +359,20 @@ async function buildMotus(ctx: BuildContext): Promise<void> {
     await loadDiff(ctx, kind, path)
     checkFile(ctx, motusDataset, MOTUS_DIFF_IDS[kind], false)
   }
-  ctx.signal.throwIfAborted()
-  ctx.db.exec(`${SHARED_INDEXES}
-    CREATE INDEX changes_docket ON changes (prefix, number);
-    CREATE INDEX changes_dot ON changes (dot_number) WHERE dot_number IS NOT NULL;`)
-  fillDotDockets(ctx, 'authorities')
 }
+
+const buildMotus = (ctx: BuildContext) =>
+  buildTables(
+    ctx,
+    {
+      ddl: MOTUS_DDL,
+      authorityTable: 'authorities',
+      indexes: `
+    CREATE INDEX changes_docket ON changes (prefix, number);
+    CREATE INDEX changes_dot ON changes (dot_number) WHERE dot_number IS NOT NULL;`,
+    },
+    () => loadFiles(ctx),
+  )
 
 export const motusDataset: DatasetSpec = {
   name: 'motus',

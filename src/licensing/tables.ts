@@ -5,10 +5,11 @@
  * USDOT unpadded, dockets as (prefix, number), money in whole dollars, dates YYYY-MM-DD.
  */
 import { VerifyError } from '../ingest/build.ts'
+import type { CsvRow } from '../ingest/csv.ts'
 import * as N from '../ingest/normalize.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 
-export const SHARED_DDL = `
+const SHARED_DDL = `
 CREATE TABLE policies (
   prefix TEXT NOT NULL, number INTEGER NOT NULL, dot_number INTEGER,
   form TEXT, ins_type INTEGER, class_code TEXT, insurer TEXT, policy_no TEXT,
@@ -38,8 +39,64 @@ CREATE TABLE dot_dockets (
 ) STRICT, WITHOUT ROWID;
 `
 
+/** Inserts into the shared tables: (prefix, number, dot_number) first, then the parsed values. */
+export const SHARED_INSERTS = {
+  policies: `INSERT INTO policies (prefix, number, dot_number, form, ins_type, class_code, insurer,
+    policy_no, underlying, max_cov, effective_date, cancel_date, trans_date)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  insHist: `INSERT INTO ins_hist (prefix, number, dot_number, form, ins_type, class_code, insurer,
+    policy_no, min_cov, underlying, max_cov, effective_date, cancel_date, method, cancel_form)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  authEvents: `INSERT INTO auth_events (prefix, number, dot_number, authority, orig_event,
+    orig_action, orig_date, disp_event, disp_action, disp_date, status)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  revocations: `INSERT INTO revocations (prefix, number, dot_number, authority, serve_date,
+    type_desc, effective_date) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+  boc3: 'INSERT INTO boc3 (prefix, number, dot_number, agent, city, state) VALUES (?, ?, ?, ?, ?, ?)',
+} as const
+
+/** `INSERT INTO table VALUES (?, …)` for a table filled in column order. */
+export const insertAll = (table: string, columns: number) =>
+  `INSERT INTO ${table} VALUES (${Array.from({ length: columns }, () => '?').join(', ')})`
+
+/** The docket and USDOT of a row (the first two fields of every licensing file), or a reason. */
+export function rowKey(f: readonly string[]): { d: N.Docket; dot: number | null } | string {
+  const d = N.docket(f[0])
+  if (!d) return `invalid docket ${JSON.stringify(f[0] ?? '')}`
+  return { d, dot: N.usdot(f[1]) }
+}
+
+/** One parsed row: the docket, USDOT and the values to insert after them, or a reject reason. */
+export type ParsedRow =
+  { d: N.Docket; dot: number | null; values: (string | number | null)[] } | string
+
+/** Rejection reasons both datasets give a row of a baseline (non-diff) file. */
+export const widthProblem = (f: readonly string[], width: number) =>
+  f.length === width ? null : `expected ${width} fields, got ${f.length}`
+export const BLANK_BASELINE_ROW = 'blank row (a deletion marker) in a baseline file'
+
+/**
+ * Loads a file's records: each parsed row is inserted (docket, USDOT, then its values) and
+ * counted, each reason rejected with its line; never a row dropped silently.
+ */
+export async function loadRows(
+  ctx: BuildContext,
+  fileId: string,
+  records: AsyncIterable<CsvRow>,
+  insertSql: string,
+  parse: (f: string[]) => ParsedRow,
+): Promise<void> {
+  const insert = ctx.db.prepare(insertSql)
+  await ctx.insertBatches(fileId, records, (r) => {
+    const p = parse(r.fields)
+    if (typeof p === 'string') return ctx.reject(fileId, r.line, p)
+    insert.run(p.d.prefix, p.d.number, p.dot, ...p.values)
+    ctx.accept(fileId)
+  })
+}
+
 /** Indexes are created after loading (much faster than maintaining them row by row). */
-export const SHARED_INDEXES = `
+const SHARED_INDEXES = `
 CREATE INDEX policies_docket ON policies (prefix, number, dot_number);
 CREATE INDEX ins_hist_docket ON ins_hist (prefix, number, dot_number);
 CREATE INDEX auth_events_docket ON auth_events (prefix, number, dot_number);
@@ -48,12 +105,28 @@ CREATE INDEX boc3_docket ON boc3 (prefix, number, dot_number);
 `
 
 /**
+ * The frame of a licensing build: the dataset's own tables and the shared ones, its files (loaded
+ * by `loadFiles`), then the indexes and the USDOT → dockets map from its authority table.
+ */
+export async function buildTables(
+  ctx: BuildContext,
+  tables: { ddl: string; authorityTable: string; indexes?: string },
+  loadFiles: () => Promise<void>,
+): Promise<void> {
+  ctx.db.exec(tables.ddl + SHARED_DDL)
+  await loadFiles()
+  ctx.signal.throwIfAborted()
+  ctx.db.exec(SHARED_INDEXES + (tables.indexes ?? ''))
+  fillDotDockets(ctx, tables.authorityTable)
+}
+
+/**
  * Fills dot_dockets (USDOT → its dockets) from the authority table first, then from the other
  * tables for dockets the authority table does not know. A docket whose rows carry no USDOT
  * (legacy `00000000`) is listed under USDOT 0, so "does this dataset know the docket" is one
  * index probe for every docket.
  */
-export function fillDotDockets(ctx: BuildContext, authorityTable: string): void {
+function fillDotDockets(ctx: BuildContext, authorityTable: string): void {
   ctx.db.exec(`
     CREATE INDEX ${authorityTable}_docket ON ${authorityTable} (prefix, number, dot_number);
     INSERT OR IGNORE INTO dot_dockets (dot_number, prefix, number)
@@ -236,6 +309,35 @@ export function motusMoney(
   else if (n !== Number(t)) ctx.note('motus.money_read_as_thousands')
   else ctx.note('motus.money_read_as_dollars')
   return n
+}
+
+/** Trimmed text in upper case, or null when blank. */
+export const upper = (v: string | undefined) => N.text(v)?.toUpperCase() ?? null
+
+/**
+ * The name, address and phone columns of a Carrier row (legacy and Motus alike): DBA and legal
+ * name at `names`, then the business address (street, a second line that is not kept, city, state,
+ * country, ZIP) and phone, and the mailing address of the same shape at `mail`.
+ */
+export function contactValues(
+  f: readonly string[],
+  names: number,
+  mail: number,
+): (string | null)[] {
+  const address = (at: number) => [
+    N.text(f[at]),
+    N.text(f[at + 2]),
+    upper(f[at + 3]),
+    upper(f[at + 4]),
+    N.zip(f[at + 5]),
+  ]
+  return [
+    N.text(f[names]),
+    N.text(f[names + 1]),
+    ...address(names + 2),
+    N.phoneDigits(f[names + 8]),
+    ...address(mail),
+  ]
 }
 
 /** Y/N flag stored as 1/0 (null when blank or unknown). */
