@@ -5,7 +5,7 @@
  */
 import type { DataView } from '../db/datasets.ts'
 import type { AuthorityJson, InsuranceJson } from './schema.ts'
-import type { AddressJson } from '../fields.ts'
+import { addressOf } from '../fields.ts'
 import {
   authorityBlock,
   authorityLetters,
@@ -82,15 +82,6 @@ function orderDockets(g: Gathered, perDocket: readonly DocketAuthority[]): Docke
   })
 }
 
-const address = (
-  street: string | null,
-  city: string | null,
-  state: string | null,
-  zip: string | null,
-  country: string | null,
-): AddressJson | null =>
-  street || city || state || zip ? { street, city, state, zip, country } : null
-
 type Identity = Pick<
   LicensingFacts,
   'legalName' | 'dbaName' | 'phone' | 'physicalAddress' | 'mailingAddress' | 'mailUndeliverable'
@@ -107,10 +98,10 @@ function identityOf(g: Gathered, primary: DocketRow | undefined): Identity {
     dbaName: src?.dba_name ?? null,
     phone: src?.bus_phone ?? null,
     physicalAddress: src
-      ? address(src.bus_street, src.bus_city, src.bus_state, src.bus_zip, src.bus_country)
+      ? addressOf(src.bus_street, src.bus_city, src.bus_state, src.bus_zip, src.bus_country)
       : null,
     mailingAddress: src
-      ? address(src.mail_street, src.mail_city, src.mail_state, src.mail_zip, src.mail_country)
+      ? addressOf(src.mail_street, src.mail_city, src.mail_state, src.mail_zip, src.mail_country)
       : null,
     // Motus names the flag "undeliverable"; the legacy PDF says Y = deliverable (FMCSA-DATA §2.2)
     mailUndeliverable: m
