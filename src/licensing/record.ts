@@ -5,7 +5,7 @@
  */
 import type { DataView } from '../db/datasets.ts'
 import type { AuthorityJson, InsuranceJson } from './schema.ts'
-import { addressOf } from '../fields.ts'
+import { addressOf, type AddressJson } from '../fields.ts'
 import {
   authorityBlock,
   authorityLetters,
