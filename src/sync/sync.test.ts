@@ -238,7 +238,7 @@ describe('sync end to end against a local FMCSA server', () => {
     expect(r?.files.find((f) => f.id === 'inys-ebih')?.status).toBe('missing')
   })
 
-  test('an abort in the middle of a build removes the partial file; the old version stays', async () => {
+  test('an abort in the middle of a build is "interrupted", removes the partial file; the old version stays', async () => {
     await syncMirror()
     const before = ctx.deps.datasets.get('motus', 'live')?.versionId
     const carrier = server.body('inys-ebih')?.toString() ?? ''
@@ -251,7 +251,13 @@ describe('sync end to end against a local FMCSA server', () => {
         if (p.phase === 'build') abort.abort(new Error('stop requested'))
       },
     })
-    expect(r.status).toBe('failed')
+    expect(r).toMatchObject({ status: 'interrupted', error: 'interrupted: stop requested' })
+    expect(lastRun('motus')).toEqual({
+      status: 'interrupted',
+      error: 'interrupted: stop requested',
+    })
+    // a normal stop is not a failure: no sync.failed event
+    expect(count(`SELECT count(*) AS n FROM webhook_events WHERE type = 'sync.failed'`)).toBe(0)
     expect(r.version).not.toBeNull()
     const v = ctx.deps.db
       .prepare('SELECT status, path FROM dataset_versions WHERE id = ?')
@@ -328,7 +334,14 @@ describe('sync end to end against a local FMCSA server', () => {
       ttlMs: 60_000,
     })
     const r = await syncDataset(legacyDataset, ctx.deps, opts())
-    expect(r).toMatchObject({ status: 'skipped', error: 'another sync of this dataset is running' })
+    expect(r).toMatchObject({
+      status: 'skipped',
+      error: expect.stringMatching(
+        new RegExp(
+          `^another sync of this dataset is running \\(process ${process.pid} on .+, since 2026-11-15T15:00:00.000Z\\)$`,
+        ),
+      ),
+    })
     expect(lastRun('legacy').status).toBe('skipped')
     expect(syncStatus(ctx.deps).find((s) => s.dataset === 'legacy')?.running).toBe(true)
     lease?.release()
