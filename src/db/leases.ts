@@ -139,13 +139,13 @@ export function acquireLease(
   }
   let timer: NodeJS.Timeout | undefined
   if (opts.heartbeat) {
-    const { onLost } = opts.heartbeat
+    const lost = opts.heartbeat
     timer = setInterval(() => {
       if (!db.open) return
       try {
         if (!renew()) {
           clearInterval(timer)
-          onLost()
+          lost.onLost()
         }
       } catch {
         // app.db busy for a moment: the next beat tries again
