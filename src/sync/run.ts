@@ -116,7 +116,7 @@ export interface RunOptions {
   /** how long to wait for the dataset's lease when another run holds it (default 0: skip) */
   waitMs?: number
   /** told once when the run starts waiting for a held lease */
-  onWait?: (holder: LeaseHolder | null) => void
+  onWait?: (dataset: DatasetName, holder: LeaseHolder | null) => void
   /** gathers the inputs while the lease is held: a sync downloads here, an import lists files */
   inputs(ctx: RunInputsContext): Promise<RunInputs>
 }
@@ -146,6 +146,7 @@ const LEASE_POLL_MS = 1_000
 /** Takes the dataset's lease, waiting up to `opts.waitMs` for another run to finish. */
 async function takeLease(
   deps: RunDeps,
+  dataset: DatasetName,
   name: string,
   opts: RunOptions,
   onLost: () => void,
@@ -158,7 +159,7 @@ async function takeLease(
       heartbeat: { onLost },
     })
     if (lease || Date.now() >= deadline || opts.signal.aborted) return lease
-    if (!told) opts.onWait?.(getLease(deps.db, name))
+    if (!told) opts.onWait?.(dataset, getLease(deps.db, name))
     told = true
     await new Promise((r) => setTimeout(r, Math.min(LEASE_POLL_MS, deadline - Date.now())))
   }
@@ -216,7 +217,7 @@ export async function runDataset(
   const name = leaseName(spec.name, opts.channel)
   // the lease's heartbeat found another holder (this process was judged gone): stop the run
   const lost = new AbortController()
-  const lease = await takeLease(deps, name, opts, () =>
+  const lease = await takeLease(deps, spec.name, name, opts, () =>
     lost.abort(new Error('the dataset lease was taken over by another process')),
   )
   const run = { dataset: spec.name, channel: opts.channel, trigger: opts.trigger }
