@@ -9,6 +9,7 @@ import { motusDataset } from '../licensing/motus.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { LICENSING_FIXTURES, startFmcsaServer, type FmcsaServer } from '../testing/fmcsa-server.ts'
 import { leaseName } from './run.ts'
+import { catchUpSync, pendingDatasets } from './startup.ts'
 import { syncStatus } from './status.ts'
 import { syncAll, syncDataset, type SyncOptions, type SyncResult } from './sync.ts'
 import type { DatasetName } from '../db/names.ts'
@@ -346,6 +347,32 @@ describe('sync end to end against a local FMCSA server', () => {
     expect(syncStatus(ctx.deps).find((s) => s.dataset === 'legacy')?.running).toBe(true)
     lease?.release()
     expect((await syncDataset(legacyDataset, ctx.deps, opts())).status).toBe('activated')
+  })
+
+  test('a start syncs the datasets owed, and retries one whose lease is held instead of waiting a day', async () => {
+    // census and legacy are current; motus was interrupted by a shutdown
+    await syncAll(ctx.deps, { ...opts(), only: ['census', 'legacy'] })
+    ctx.deps.db
+      .prepare(
+        `INSERT INTO sync_runs (dataset, channel, trigger, status, started_at) VALUES ('motus', 'live', 'startup', 'interrupted', 0)`,
+      )
+      .run()
+    expect(pendingDatasets(ctx.deps.db)).toEqual(['motus', 'sms', 'oos'])
+    const lease = acquireLease(ctx.deps.db, leaseName('motus', 'live'), ctx.clock, {
+      ttlMs: 60_000,
+    })
+    setTimeout(() => lease?.release(), 250)
+    const results = await catchUpSync(ctx.deps, ['motus'], {
+      signal: AbortSignal.timeout(20_000),
+      retryMs: 100,
+    })
+    expect(results.map((r) => [r.dataset, r.status])).toEqual([['motus', 'activated']])
+    const runs = ctx.deps.db
+      .prepare(`SELECT status FROM sync_runs WHERE dataset = 'motus' AND trigger = 'startup'`)
+      .all()
+    expect(runs[runs.length - 1]).toEqual({ status: 'activated' })
+    expect(runs).toContainEqual({ status: 'skipped' })
+    expect(pendingDatasets(ctx.deps.db)).toEqual(['sms', 'oos'])
   })
 
   test('sync status: active version, last attempt, an error only until the next success', async () => {
