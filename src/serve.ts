@@ -30,7 +30,11 @@ export async function startServer(
   const lifetime = new AbortController()
   const hooks = runHooks(deps)
   // a previous process that crashed or was killed mid-run left a lease, a run and a partial file
-  recoverRuns(pipelineDeps(deps))
+  try {
+    recoverRuns(pipelineDeps(deps))
+  } catch (err) {
+    log.warn({ err }, 'recovering interrupted runs failed; the next dataset run tries again')
+  }
   const sample = await ensureSample(
     { ...pipelineDeps(deps), ...hooks },
     config.paths.sample,

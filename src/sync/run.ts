@@ -227,9 +227,20 @@ export async function runDataset(
     closeRun(deps.db, runId, 'skipped', now(), { error })
     return { ...facts, status: 'skipped', runId, error }
   }
-  recoverRuns(deps, lease.holder)
+  let runId: number
+  try {
+    try {
+      recoverRuns(deps, lease.holder)
+    } catch (err) {
+      // a leftover that cannot be cleaned now (a file in use) must not stop this run
+      deps.log.warn({ err, dataset: spec.name }, 'recovering interrupted runs failed')
+    }
+    runId = openRun(deps.db, { ...run, holder: lease.holder }, now())
+  } catch (err) {
+    lease.release()
+    throw err
+  }
   const signal = AbortSignal.any([opts.signal, lost.signal])
-  const runId = openRun(deps.db, { ...run, holder: lease.holder }, now())
   facts.runId = runId
   let version: VersionRow | null = null
   try {
