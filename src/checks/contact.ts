@@ -56,12 +56,10 @@ export const EmailCheckJson = z.object({
   matches_on_file: z.boolean().nullable(),
   domain: z.string().nullable().meta({ description: 'registrable domain of the e-mail given' }),
   on_file_domain: z.string().nullable(),
-  free_mail_domain: z
-    .boolean()
-    .meta({
-      description:
-        'the registered domain is a public mailbox provider: a same-domain match proves nothing',
-    }),
+  free_mail_domain: z.boolean().meta({
+    description:
+      'the registered domain is a public mailbox provider: a same-domain match proves nothing',
+  }),
   same_domain: z.boolean().nullable(),
   lookalike_domain: z.boolean().nullable(),
   lookalike_reason: z.string().nullable(),

@@ -59,14 +59,16 @@ const OP_TEXT: Record<Condition['op'], string> = {
   is_false: 'false',
   present: 'present',
   contains: 'containing',
-  days_since_gte: 'at least this many days ago:',
-  days_since_lte: 'at most this many days ago:',
+  days_since_gte: 'at least',
+  days_since_lte: 'at most',
 }
 
 export const describeCondition = (c: Condition): string =>
   c.value === undefined
     ? `${c.field} ${OP_TEXT[c.op]}`
-    : `${c.field} ${OP_TEXT[c.op]} ${fmt(c.value)}`
+    : c.op === 'days_since_gte' || c.op === 'days_since_lte'
+      ? `${c.field} ${OP_TEXT[c.op]} ${fmt(c.value)} days ago`
+      : `${c.field} ${OP_TEXT[c.op]} ${fmt(c.value)}`
 
 function judge(
   c: Condition,
@@ -77,7 +79,8 @@ function judge(
   const f = readField(doc, c.field)
   if (!f.present) return c.op === 'present' ? 'false' : 'absent'
   const v = f.value
-  observed[c.field] = v
+  // scalars only: a whole block (a `present` test on contact_check.phone) is in the document already
+  if (v === null || typeof v !== 'object') observed[c.field] = v
   if (c.op === 'present') return v === null || v === undefined ? 'false' : 'true'
   if (v === null || v === undefined) return 'missing'
   const ok = (b: boolean): Judged => (b ? 'true' : 'false')
@@ -152,7 +155,7 @@ export function evaluateRule(rule: Rule, doc: unknown, today: string): RuleResul
   const wanted = list.map(describeCondition).join(mode === 'any' ? ' or ' : ' and ')
   if (passed) return { ...base, result: 'pass', applicable: true, reason: `${wanted}: yes` }
   const unknown = judged.filter((x) => x.j === 'missing' || x.j === 'absent')
-  // "any": missing only when nothing judged false... we cannot tell; "all": missing if no judged false
+  // any: nothing held and something was unknown; all: nothing failed outright and something was unknown
   const anyFalse = judged.some((x) => x.j === 'false')
   if (unknown.length > 0 && (mode === 'any' || !anyFalse)) {
     const first = unknown[0] as { c: Condition; j: Judged }
