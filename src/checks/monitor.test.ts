@@ -22,7 +22,10 @@ const census = (dir: string, over: Record<number, CensusFields> = {}) => {
 }
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'cvk-checks-watch-'))
-  ctx = await createTestContext({ liveDir: census(join(root, 'v1')), now: new Date().toISOString() })
+  ctx = await createTestContext({
+    liveDir: census(join(root, 'v1')),
+    now: new Date().toISOString(),
+  })
 })
 afterAll(() => {
   ctx.close()
@@ -33,23 +36,32 @@ describe('carrier.changed names the checks whose verdict would now differ', () =
   test('a watched carrier going inactive: its non-failing checks are named with the verdict now', async () => {
     const { account, key } = ctx.account('starter')
     const k = key()
-    const first = (await (await ctx.post('/v1/checks', { dot: '1000001', reference: 'L-1', watch: true }, k)).json()) as {
+    const first = (await (
+      await ctx.post('/v1/checks', { dot: '1000001', reference: 'L-1', watch: true }, k)
+    ).json()) as {
       check_id: string
       verdict: string
     }
     expect(first.verdict).not.toBe('fail')
-    const other = (await (await ctx.post('/v1/checks', { dot: '1000002', watch: true }, k)).json()) as { check_id: string }
+    const other = (await (
+      await ctx.post('/v1/checks', { dot: '1000002', watch: true }, k)
+    ).json()) as { check_id: string }
     const deps = { ...ctx.deps, annotate: checksOnChange(ctx.deps) }
     expect(runWatchMonitor(deps)).toMatchObject({ firstSeen: 2, events: 0 })
 
     const results = await importDir(
       { ...pipelineDeps(ctx.deps), onActivated: watchOnActivation(deps) },
-      census(join(root, 'v2'), { 1_000_001: { STATUS_CODE: 'I' }, 1_000_002: { POWER_UNITS: '33' } }),
+      census(join(root, 'v2'), {
+        1_000_001: { STATUS_CODE: 'I' },
+        1_000_002: { POWER_UNITS: '33' },
+      }),
       { channel: 'live', trigger: 'test', signal: AbortSignal.timeout(30_000) },
     )
     expect(results.map((r) => r.status)).toEqual(['activated'])
     const events = ctx.deps.db
-      .prepare("SELECT account_id AS accountId, data FROM webhook_events WHERE type = 'carrier.changed'")
+      .prepare(
+        "SELECT account_id AS accountId, data FROM webhook_events WHERE type = 'carrier.changed'",
+      )
       .all() as { accountId: number; data: string }[]
     expect(events).toHaveLength(1)
     const data = JSON.parse(events[0]?.data ?? '{}') as { dot_number: string; checks: unknown[] }

@@ -39,7 +39,12 @@ rules:
 
 describe('policy', () => {
   test('validate lists every problem (exit 1); a good file is valid', async () => {
-    const bad = await cli('policy', 'validate', '--file', file('bad.yaml', 'policy_language: 1\nname: x\nrules:\n  - id: X\n    require: {}\n'))
+    const bad = await cli(
+      'policy',
+      'validate',
+      '--file',
+      file('bad.yaml', 'policy_language: 1\nname: x\nrules:\n  - id: X\n    require: {}\n'),
+    )
     expect(bad.code).toBe(1)
     expect(bad.stderr).toContain('rules.0.id')
     expect(bad.stderr).toContain('rules.0.description')
@@ -58,16 +63,50 @@ describe('policy', () => {
     expect(yaml.stdout).toContain('id: no_pending_suspension')
 
     const path = file('acme.yaml', POLICY_YAML)
-    expect((await cli('policy', 'set', '--file', path)).stdout).toBe('saved appliance@1 (2 rules)\n')
-    expect((await cli('policy', 'show', '--account', String(account.id), '--json')).json()).toMatchObject({ id: 'appliance@1' })
-    const set = await cli('policy', 'set', '--file', path, '--account', String(account.id), '--json')
+    expect((await cli('policy', 'set', '--file', path)).stdout).toBe(
+      'saved appliance@1 (2 rules)\n',
+    )
+    expect(
+      (await cli('policy', 'show', '--account', String(account.id), '--json')).json(),
+    ).toMatchObject({ id: 'appliance@1' })
+    const set = await cli(
+      'policy',
+      'set',
+      '--file',
+      path,
+      '--account',
+      String(account.id),
+      '--json',
+    )
     expect(set.json()).toMatchObject({ id: `account:${account.id}@1`, changed: true })
-    expect((await cli('policy', 'set', '--file', path, '--account', String(account.id), '--json')).json()).toMatchObject({ changed: false })
-    const v2 = await cli('policy', 'set', '--file', file('v2.yaml', POLICY_YAML.replace('1000000', '2000000')), '--account', String(account.id), '--json')
+    expect(
+      (
+        await cli('policy', 'set', '--file', path, '--account', String(account.id), '--json')
+      ).json(),
+    ).toMatchObject({ changed: false })
+    const v2 = await cli(
+      'policy',
+      'set',
+      '--file',
+      file('v2.yaml', POLICY_YAML.replace('1000000', '2000000')),
+      '--account',
+      String(account.id),
+      '--json',
+    )
     expect(v2.json()).toMatchObject({ id: `account:${account.id}@2`, version: 2 })
     const hist = await cli('policy', 'history', '--account', String(account.id), '--json')
-    expect((hist.json() as unknown as { id: string }[]).map((h) => h.id)).toEqual([`account:${account.id}@1`, `account:${account.id}@2`])
-    const invalid = await cli('policy', 'set', '--file', file('inv.yaml', 'name: x'), '--account', String(account.id))
+    expect((hist.json() as unknown as { id: string }[]).map((h) => h.id)).toEqual([
+      `account:${account.id}@1`,
+      `account:${account.id}@2`,
+    ])
+    const invalid = await cli(
+      'policy',
+      'set',
+      '--file',
+      file('inv.yaml', 'name: x'),
+      '--account',
+      String(account.id),
+    )
     expect(invalid.code).toBe(1)
     expect(invalid.stderr).toContain('nothing saved')
     expect((await cli('policy', 'set', '--file', path, '--account', '999999')).code).toBe(1)
@@ -79,7 +118,11 @@ describe('checks verify and export', () => {
     const { account, key } = ctx.account('starter')
     const k = key()
     const ids: string[] = []
-    for (const body of [{ dot: '1000001', reference: 'L-1' }, { dot: '1000008', reference: 'L-2', contact: { email: 'x@examp1e.com' } }, { mc: 'MC-100002' }]) {
+    for (const body of [
+      { dot: '1000001', reference: 'L-1' },
+      { dot: '1000008', reference: 'L-2', contact: { email: 'x@examp1e.com' } },
+      { mc: 'MC-100002' },
+    ]) {
       const res = await ctx.post('/v1/checks', body, k)
       expect(res.status).toBe(201)
       ids.push(String(((await res.json()) as { check_id: string }).check_id))
@@ -94,7 +137,19 @@ describe('checks verify and export', () => {
     expect(verified.json()).toMatchObject({ ok: true, first_break: null })
 
     const out = join(tmp, 'export')
-    const ex = await cli('checks', 'export', '--account', String(account.id), '--from', '2026-11-01', '--to', '2026-11-30', '--out', out, '--json')
+    const ex = await cli(
+      'checks',
+      'export',
+      '--account',
+      String(account.id),
+      '--from',
+      '2026-11-01',
+      '--to',
+      '2026-11-30',
+      '--out',
+      out,
+      '--json',
+    )
     expect(ex.code).toBe(0)
     expect(ex.json()).toMatchObject({ entries: 5, checks: 4, overrides: 1 })
     const pages = readdirSync(join(out, 'pages'))
@@ -115,7 +170,10 @@ describe('checks verify and export', () => {
 
     const jsonl = join(out, 'checks.jsonl')
     const lines = readFileSync(jsonl, 'utf8').trimEnd().split('\n')
-    writeFileSync(jsonl, `${lines.map((l, i) => (i === 1 ? l.replace('L-2', 'L-X') : l)).join('\n')}\n`)
+    writeFileSync(
+      jsonl,
+      `${lines.map((l, i) => (i === 1 ? l.replace('L-2', 'L-X') : l)).join('\n')}\n`,
+    )
     const changed = run()
     expect(changed.status).toBe(1)
     expect(changed.stderr).toContain('line 2')
@@ -126,7 +184,9 @@ describe('checks verify and export', () => {
     expect(removed.stderr).toContain('not chained')
 
     // the appliance's own chain: a changed stored check is reported with its place
-    ctx.deps.db.prepare("UPDATE checks SET document = replace(document, 'L-2', 'L-X') WHERE id = ?").run(ids[1])
+    ctx.deps.db
+      .prepare("UPDATE checks SET document = replace(document, 'L-2', 'L-X') WHERE id = ?")
+      .run(ids[1])
     const broken = await cli('checks', 'verify')
     expect(broken.code).toBe(1)
     expect(broken.stderr).toContain(`BROKEN: account ${account.id}`)
