@@ -5,7 +5,7 @@
 import type { RuleResult } from './evaluate.ts'
 import type { CheckDocument, OverrideDocument } from './schema.ts'
 
-const esc = (v: unknown): string =>
+const esc = (v: string | number | boolean | null | undefined): string =>
   String(v ?? '—')
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')
@@ -17,7 +17,8 @@ const COLOR = { pass: '#1b7f3b', review: '#a15c00', fail: '#b3261e' } as const
 const badge = (v: 'pass' | 'review' | 'fail') =>
   `<span style="color:#fff;background:${COLOR[v]};padding:2px 8px;border-radius:4px;font-weight:600">${v.toUpperCase()}</span>`
 
-const row = (k: string, v: unknown) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`
+const row = (k: string, v: string | number | null | undefined) =>
+  `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`
 
 function rules(results: readonly RuleResult[]): string {
   return results
