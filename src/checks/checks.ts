@@ -163,7 +163,13 @@ export async function createCheck(
       document: JSON.stringify(doc),
     },
   )
-  return { check: toCheckJson(row, []), usage, meta }
+  const check: CheckJson = {
+    ...doc,
+    signature: signatureOf(row),
+    overrides: [],
+    effective_verdict: doc.verdict,
+  }
+  return { check, usage, meta }
 }
 
 export const signatureOf = (row: LedgerRow) => ({

@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto'
 import type { Sqlite } from '../db/open.ts'
-import { publicKeys, verifySignature, type Signer } from './signing.ts'
+import type { KeyObject } from 'node:crypto'
+import { publicKeyOf, publicKeys, verifySignature, type Signer } from './signing.ts'
 
 export const GENESIS = '0'.repeat(64)
 
@@ -111,15 +112,15 @@ export interface VerifyReport {
 export function rowProblems(
   row: LedgerRow,
   expectedPrev: string,
-  keys: ReadonlyMap<string, string>,
+  keys: ReadonlyMap<string, KeyObject | null>,
 ): string | null {
   if (row.prevHash !== expectedPrev)
     return `prev_hash ${row.prevHash.slice(0, 12)}… does not match the previous row's hash ${expectedPrev.slice(0, 12)}… (a row was deleted, inserted or reordered)`
   if (chainHash(row.prevHash, row.document) !== row.hash)
     return 'hash does not match the document (the document was changed)'
-  const pem = keys.get(row.signingKeyId)
-  if (!pem) return `unknown signing key ${row.signingKeyId}`
-  if (!verifySignature(pem, row.hash, row.signature)) return 'signature does not verify'
+  const key = keys.get(row.signingKeyId)
+  if (!key) return `unknown signing key ${row.signingKeyId}`
+  if (!verifySignature(key, row.hash, row.signature)) return 'signature does not verify'
   let doc: Record<string, unknown>
   try {
     doc = JSON.parse(row.document) as Record<string, unknown>
@@ -139,7 +140,7 @@ export function rowProblems(
 
 /** Walks every account's chain (or one account's) and reports the first break. */
 export function verifyLedger(db: Sqlite, accountId?: number): VerifyReport {
-  const keys = new Map(publicKeys(db).map((k) => [k.key_id, k.public_key_pem]))
+  const keys = new Map(publicKeys(db).map((k) => [k.key_id, publicKeyOf(k.public_key_pem)]))
   const accounts = (
     accountId === undefined
       ? (db.prepare('SELECT DISTINCT account_id AS a FROM checks ORDER BY a').all() as {

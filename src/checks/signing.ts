@@ -61,6 +61,19 @@ const signerOf = (keyId: string, key: KeyObject): Signer => ({
   sign: (hashHex) => sign(null, Buffer.from(hashHex, 'hex'), key).toString('base64'),
 })
 
+/** Parsed private keys by file path: a key file never changes once written. */
+const loaded = new Map<string, Signer>()
+
+function load(dataDir: string, keyId: string): Signer {
+  const path = privatePath(dataDir, keyId)
+  let s = loaded.get(path)
+  if (!s) {
+    s = signerOf(keyId, createPrivateKey(readFileSync(path)))
+    loaded.set(path, s)
+  }
+  return s
+}
+
 /** The current signing key (created on first use). */
 export function currentSigner(db: Sqlite, dataDir: string, now: number): Signer {
   const rows = db
@@ -69,11 +82,11 @@ export function currentSigner(db: Sqlite, dataDir: string, now: number): Signer 
     )
     .all() as { keyId: string }[]
   for (const { keyId } of rows) {
-    const path = privatePath(dataDir, keyId)
-    if (existsSync(path)) return signerOf(keyId, createPrivateKey(readFileSync(path)))
+    if (loaded.has(privatePath(dataDir, keyId)) || existsSync(privatePath(dataDir, keyId)))
+      return load(dataDir, keyId)
   }
   const keyId = db.transaction(() => createKey(db, dataDir, now)).immediate()
-  return signerOf(keyId, createPrivateKey(readFileSync(privatePath(dataDir, keyId))))
+  return load(dataDir, keyId)
 }
 
 /** Retires every current key and creates a new one; returns the new key id. */
@@ -113,15 +126,19 @@ export function publicKeys(db: Sqlite): PublicKeyInfo[] {
   }))
 }
 
-/** Checks an Ed25519 signature (base64) over a hash (hex) with a PEM public key. */
-export function verifySignature(pem: string, hashHex: string, signature: string): boolean {
+/** A public key from its PEM (null when it is not one). */
+export function publicKeyOf(pem: string): KeyObject | null {
   try {
-    return verify(
-      null,
-      Buffer.from(hashHex, 'hex'),
-      createPublicKey(pem),
-      Buffer.from(signature, 'base64'),
-    )
+    return createPublicKey(pem)
+  } catch {
+    return null
+  }
+}
+
+/** Checks an Ed25519 signature (base64) over a hash (hex). */
+export function verifySignature(key: KeyObject, hashHex: string, signature: string): boolean {
+  try {
+    return verify(null, Buffer.from(hashHex, 'hex'), key, Buffer.from(signature, 'base64'))
   } catch {
     return false
   }
