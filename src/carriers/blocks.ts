@@ -76,6 +76,7 @@ export const emptySafety = (): SafetyJson => ({
 export const emptyTrust = (): TrustJson => ({
   trust_score: null,
   trust_verified: false,
+  unverified_reasons: [],
   grade: null,
   version: null,
   components: null,

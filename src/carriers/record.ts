@@ -18,6 +18,7 @@ import { contactSignals } from '../trust/signals.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
 import { findCensusRow, type CensusRow } from '../census/census.ts'
 import { censusClasses, entityTypes } from './entity.ts'
+import { dataReasons } from './data-check.ts'
 import type { CarrierJson } from './schema.ts'
 import type { SafetyJson } from '../safety/schema.ts'
 import type { AuthorityJson } from '../licensing/schema.ts'
@@ -43,7 +44,7 @@ export interface RecordDeps {
   /** app.db, for reviews */
   db: Sqlite
   today: string
-  /** max data age in hours before trust_verified turns false */
+  /** freshness limit of a daily dataset in hours (data-check.ts): older, trust_verified is false */
   maxAgeHours: number
   /** national OOS averages shown beside the rates (config; defaults when absent) */
   nationalAverages?: NationalAverages
@@ -219,12 +220,12 @@ export function getCompanyRecord(
     facts: { census: c, licensing: lic, safety: safetyFacts, activatedAt: activatedAt || null },
   }
   // the record is assembled: score it from its own input
-  const censusAgeH =
-    census.activatedAt === null ? Infinity : (deps.now - census.activatedAt) / 3_600_000
+  const reasons = dataReasons(deps, view)
   const trustInput = trustInputOf(record)
   record.trust = computeTrust(trustInput, {
     today: deps.today,
-    fresh: view.source === 'mirror' && censusAgeH <= deps.maxAgeHours,
+    fresh: reasons.length === 0,
+    dataReasons: reasons,
     contacts: contactSignals(view, trustInput, deps.today),
   })
   return record

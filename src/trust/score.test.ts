@@ -821,6 +821,22 @@ describe('computeTrust', () => {
     expect(score(carrierRecord(revoke), trustContext({ fresh: true })).trust_verified).toBe(false)
   })
 
+  it('unverified_reasons: the data reasons first, then each failing gate; empty only when verified', () => {
+    const ok = score(carrierRecord(), trustContext())
+    expect([ok.trust_verified, ok.unverified_reasons]).toEqual([true, []])
+    const stale = score(carrierRecord(), trustContext({ fresh: false }))
+    expect(stale.unverified_reasons).toEqual(['data_stale'])
+    const reasons = ['sample_data', 'dataset_missing:motus']
+    const both = score(carrierRecord(revoke), trustContext({ fresh: false, dataReasons: reasons }))
+    expect(both.trust_verified).toBe(false)
+    expect(both.unverified_reasons).toEqual([...reasons, ...both.gates.map((g) => `gate:${g.id}`)])
+    expect(both.gates.length).toBeGreaterThan(0)
+    // a data reason alone is enough, whatever `fresh` says
+    expect(
+      score(carrierRecord(), trustContext({ dataReasons: ['sample_data'] })).trust_verified,
+    ).toBe(false)
+  })
+
   it('missing data is neutral: a small unrated carrier scores like one with average data', () => {
     const small = carrierRecord((r) => {
       r.safety = {

@@ -66,7 +66,14 @@ async function trustOf(dot: number) {
 describe('Trust Score in the record', () => {
   test('every record carries a versioned, explained score computed at lookup', async () => {
     const { body, trust, points } = await trustOf(3_000_001)
-    expect(trust).toMatchObject({ version: TRUST_VERSION, trust_verified: true, gates: [] })
+    expect(trust).toMatchObject({ version: TRUST_VERSION, gates: [] })
+    // a census-only mirror cannot be vouched for: authority, insurance and OOS orders are unknown
+    expect(trust.trust_verified).toBe(false)
+    expect(trust.unverified_reasons).toEqual([
+      'dataset_missing:legacy',
+      'dataset_missing:motus',
+      'dataset_missing:oos',
+    ])
     // census only: rating Satisfactory (+2), registered 1999 (+4), nothing else known (neutral)
     expect(points.get('authority_age')).toBe(4)
     expect(points.get('safety_rating')).toBe(2)
