@@ -16,8 +16,8 @@ import type { TrustInput } from '../trust/input.ts'
 import { computeTrust } from '../trust/score.ts'
 import { contactSignals } from '../trust/signals.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
-import { findCensusRow, type CensusRow } from '../census/census.ts'
-import { censusClasses, entityTypes } from './entity.ts'
+import { findCensusRow, priorRevokeOf, usdotStatusOf, type CensusRow } from '../census/census.ts'
+import { censusClasses, entityTypes, privateEntity } from './entity.ts'
 import { dataReasons } from './data-check.ts'
 import type { CarrierJson } from './schema.ts'
 import type { SafetyJson } from '../safety/schema.ts'
@@ -72,6 +72,7 @@ function contactOf(c: CensusRow | null, lic: LicensingFacts | null): ContactJson
     physical_address_undeliverable: c ? c.undeliv_phy === 'U' || c.undeliv_phy === 'Y' : null,
     mailing_address_undeliverable:
       c?.mail_undeliverable_date != null ? true : (lic?.mailUndeliverable ?? (c ? false : null)),
+    mailing_address_undeliverable_date: c?.mail_undeliverable_date ?? null,
   }
 }
 
@@ -178,9 +179,10 @@ export function getCompanyRecord(
     operation_classifications: censusClasses(c),
     cargo_carried: c?.cargo ? (JSON.parse(c.cargo) as string[]) : [],
     registration_date: c?.add_date ?? null,
-    private_entity: roles.all.includes('private') ? true : roles.primary ? false : null,
+    prior_revoke: priorRevokeOf(c),
+    private_entity: privateEntity(c, safetyFacts?.privateOnly ?? null, roles),
     passenger_carrier: safetyFacts?.passengerCarrier ?? (c ? c.passenger === 1 : null),
-    usdot_status: c?.status_code === 'A' ? 'active' : c?.status_code === 'I' ? 'inactive' : null,
+    usdot_status: usdotStatusOf(c?.status_code),
     out_of_service: safetyFacts?.asOf.oos != null ? oosActive : null,
     out_of_service_date: oosActive ? (oos?.date ?? null) : null,
     out_of_service_reason: oosActive ? (oos?.reason ?? null) : null,

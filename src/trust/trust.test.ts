@@ -107,13 +107,14 @@ describe('Trust Score in the record', () => {
     expect(trust).toMatchObject({ trust_score: 10, trust_verified: false, grade: 'F' })
   })
 
-  test('census risk signals: undeliverable address, stale MCS-150, prior revoked USDOT', async () => {
-    const { points } = await trustOf(3_000_030)
+  test('census risk signals: prior revoked USDOT; undeliverable address and stale MCS-150 as information', async () => {
+    const { points, body } = await trustOf(3_000_030)
     expect(Object.fromEntries(points)).toMatchObject({
-      address_undeliverable: -4,
-      mcs150_outdated: -3,
+      address_undeliverable: 0,
+      mcs150_outdated: 0,
       prior_revoked_usdot: -6,
     })
+    expect(body.identity.prior_revoke).toEqual({ flag: true, dot_number: '999' })
   })
 
   test('an Unsatisfactory rating caps at 30; a new registration counts as new', async () => {
