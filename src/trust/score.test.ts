@@ -7,7 +7,6 @@ import {
   basics,
   brokerRecord,
   carrierRecord,
-  censusRow,
   daysAgo,
   filing,
   revocation,
