@@ -71,6 +71,7 @@ export const emptySafety = (): SafetyJson => ({
   window_end: null,
   as_of: null,
   basics: [],
+  elp_oos_violations: null,
 })
 
 export const emptyTrust = (): TrustJson => ({

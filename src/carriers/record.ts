@@ -195,9 +195,10 @@ export function getCompanyRecord(
     legacy: lic?.asOf.legacy ?? view.get('legacy')?.asOf ?? null,
     sms: safetyFacts?.asOf.sms ?? view.get('sms')?.asOf ?? null,
     oos: safetyFacts?.asOf.oos ?? view.get('oos')?.asOf ?? null,
+    violations: safetyFacts?.asOf.violations ?? view.get('violations')?.asOf ?? null,
   }
   const activatedAt = Math.max(
-    ...(['census', 'motus', 'legacy', 'sms', 'oos'] as const).map(
+    ...(['census', 'motus', 'legacy', 'sms', 'oos', 'violations'] as const).map(
       (n) => view.get(n)?.activatedAt ?? 0,
     ),
   )
