@@ -40,6 +40,7 @@ const deps = () => ({
 })
 const options = (over: Partial<DownloadOptions> = {}): DownloadOptions => ({
   signal: AbortSignal.timeout(10_000),
+  dataDir: dir,
   dir: join(dir, 'downloads'),
   timeoutMs: 400,
   retries: 2,
@@ -68,7 +69,7 @@ describe('downloads', () => {
     })
     if (r.status === 'not_found') return
     expect(readFileSync(r.path, 'utf8')).toBe(CSV)
-    expect(getSourceFile(db, 'aaaa-1111')).toMatchObject({
+    expect(getSourceFile(db, 'aaaa-1111', dir)).toMatchObject({
       url: rows('aaaa-1111').url,
       etag: expect.stringMatching(/^".+"$/),
       lastModified: expect.stringMatching(/GMT$/),
@@ -81,7 +82,9 @@ describe('downloads', () => {
     const r = await downloadFile(deps(), 'aaaa-1111', [rows('aaaa-1111')], options())
     expect(r.status).toBe('unchanged')
     expect(server.requests.map((q) => q.status)).toEqual([200, 304])
-    expect(server.requests[1]?.headers['if-none-match']).toBe(getSourceFile(db, 'aaaa-1111')?.etag)
+    expect(server.requests[1]?.headers['if-none-match']).toBe(
+      getSourceFile(db, 'aaaa-1111', dir)?.etag,
+    )
   })
 
   test('without a kept copy the request is unconditional again', async () => {
@@ -123,7 +126,7 @@ describe('downloads', () => {
         (e: unknown) => e,
       )
       expect(err).toBeInstanceOf(DownloadError)
-      expect(getSourceFile(db, 'aaaa-1111')).toBeNull()
+      expect(getSourceFile(db, 'aaaa-1111', dir)).toBeNull()
     }
     expect(server.requests).toHaveLength(9) // 3 attempts each
   })

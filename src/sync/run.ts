@@ -11,6 +11,7 @@ import { acquireLease } from '../db/leases.ts'
 import type { BuildStats, Channel, DatasetName } from '../db/names.ts'
 import type { Sqlite } from '../db/open.ts'
 import { enqueueEvent } from '../db/outbox.ts'
+import { resolveStoredPath } from '../db/paths.ts'
 import {
   activateVersion,
   activeVersion,
@@ -73,7 +74,8 @@ export interface RunDeps {
   datasets: DatasetRegistry
   log: Logger
   clock: Clock
-  paths: { datasets: string }
+  /** stored file paths are relative to dataDir */
+  paths: { dataDir: string }
   /** reacts to an activation (the composition root passes the watchlist comparison) */
   onActivated?: ActivationListener
 }
@@ -96,8 +98,8 @@ export interface RunInputsContext {
   previous: VersionRow | null
   /** per-file facts of the run; what is pushed here is part of the result */
   files: FileResult[]
-  /** keeps the lease alive during long work (downloads) */
-  renew(): void
+  /** keeps the lease alive during long work (downloads); false = the lease was lost */
+  renew(): boolean
 }
 
 export interface RunOptions {
@@ -109,6 +111,8 @@ export interface RunOptions {
   onProgress?: (p: BuildProgress) => void
   /** gathers the inputs while the lease is held: a sync downloads here, an import lists files */
   inputs(ctx: RunInputsContext): Promise<RunInputs>
+  /** runs the build when a slot is free (a mirror of several datasets builds one at a time) */
+  buildSlot?: <T>(work: () => Promise<T>) => Promise<T>
 }
 
 /** The lease name that serialises every run of one dataset channel, across processes. */
@@ -182,7 +186,7 @@ export async function runDataset(
   let versionId: number | null = null
   try {
     const previous = activeVersion(deps.db, spec.name, opts.channel)
-    const got = await opts.inputs({ previous, files, renew: () => void lease.renew() })
+    const got = await opts.inputs({ previous, files, renew: () => lease.renew() })
     if (got.status !== 'build') {
       closeRun(deps.db, runId, got.status, now(), { stats: { files } })
       deps.log.info(
@@ -203,27 +207,23 @@ export async function runDataset(
     if (missing.length) throw new Error(`required file(s) missing: ${missing.join(', ')}`)
     const today = isoDate(deps.clock())
     const asOf = spec.frozenAsOf ?? opts.asOf ?? today
-    const version = createVersion(
-      deps.db,
-      deps.paths.datasets,
-      spec.name,
-      opts.channel,
-      asOf,
-      deps.clock,
-    )
+    const version = createVersion(deps.db, spec.name, opts.channel, asOf, deps.clock)
     versionId = version.id
     const started = Date.now()
-    const stats = await buildInWorker(spec, inputs, version.path, {
-      asOf,
-      today,
-      signal: opts.signal,
-      onProgress: opts.onProgress,
-    })
+    const file = resolveStoredPath(deps.paths.dataDir, version.path)
+    const build = () =>
+      buildInWorker(spec, inputs, file, {
+        asOf,
+        today,
+        signal: opts.signal,
+        onProgress: opts.onProgress,
+      })
+    const stats = await (opts.buildSlot ? opts.buildSlot(build) : build())
     // the sample is what it is; the shrink guard protects the live mirror only
     verifyBuild(spec, stats, opts.channel === 'live' ? (previous?.rows ?? null) : null)
     got.verify?.(stats, previous)
     let replaced: VersionRow | null = null
-    activateVersion(deps.db, version, stats, got.files, deps.clock, (prev) => {
+    activateVersion(deps.db, deps.paths.dataDir, version, stats, got.files, deps.clock, (prev) => {
       replaced = prev
       if (opts.channel === 'live')
         enqueueEvent(

@@ -125,7 +125,7 @@ export function syncStatus(deps: Pick<Deps, 'db' | 'config' | 'clock'>): Dataset
             }
           : null,
       files: sourcesOf(spec, config.sync.baseUrl).map((src) => {
-        const f = getSourceFile(db, src.id)
+        const f = getSourceFile(db, src.id, config.paths.dataDir)
         return {
           id: src.id,
           kind: src.kind,

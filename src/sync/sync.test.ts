@@ -55,7 +55,7 @@ const record = (dot: number) =>
     ctx.deps.datasets.view('live'),
     dot,
   )
-const requestsFor = (id: string) => server.requests.filter((r) => r.id === id)
+const requestsFor = (id: string) => server.requests.filter((r) => r.id === id && r.form !== 'count')
 const censusLines = () =>
   readFileSync(join(LICENSING_FIXTURES, 'az4n-8mr2.csv'), 'utf8').split('\n')
 
