@@ -114,6 +114,8 @@ export interface DownloadOptions {
   minRateBytesPerSec?: number
   /** keeps the run's lease alive while a long body streams; false = the lease is lost, stop */
   renew?: () => boolean
+  /** how often `renew` is called during a body (default 30 s) */
+  renewEveryMs?: number
   /** extra attempts after the first */
   retries: number
   /** first backoff delay; doubles per attempt, ±50% jitter, capped at a minute */
@@ -380,7 +382,7 @@ async function fetchOnce(
         lastReport = bytes
         opts.onProgress({ file: fileId, bytes, total: expected })
       }
-      if (opts.renew && Date.now() - lastRenew >= RENEW_EVERY_MS) {
+      if (opts.renew && Date.now() - lastRenew >= (opts.renewEveryMs ?? RENEW_EVERY_MS)) {
         lastRenew = Date.now()
         if (!opts.renew())
           throw new DownloadError(`${url}: the run lost its lease during the download`, false)

@@ -12,6 +12,7 @@
  * - Downloads share a pool of SYNC_PARALLEL_DOWNLOADS connections; a whole mirror's duration is
  *   stored with each of its runs (`lastMirror`).
  */
+import { existsSync, readFileSync } from 'node:fs'
 import { statfs } from 'node:fs/promises'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pLimit from 'p-limit'
@@ -22,7 +23,7 @@ import { VerifyError } from '../ingest/build.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
 import type { Logger } from '../log.ts'
 import { OOS_FILE_ID } from '../safety/oos.ts'
-import { backoffMs, DownloadError, forgetValidators, isOutOfDate } from './download.ts'
+import { backoffMs, DownloadError, isOutOfDate } from './download.ts'
 
 /** SODA's own row count of a dataset: `/resource/<id>.json?$select=count(*)`. */
 export const countUrl = (baseUrl: string, id: string) =>
@@ -141,14 +142,14 @@ export type PortalCounts = Record<string, number | null>
 /**
  * Refuses a build whose files do not hold exactly the portal's row count (read = accepted +
  * rejected rows). A file without a portal count is refused too, except a frozen legacy baseline
- * (archived once; its own shrink guard still applies). A refused file's validators are forgotten
- * so that the next run downloads it again instead of receiving 304.
+ * (archived once; its own shrink guard still applies). `onShort` hears of each refused file (a
+ * sync forgets its validators so that the next run downloads it again instead of receiving 304).
  */
 export function verifyCounts(
-  db: Sqlite,
   spec: DatasetSpec,
   stats: BuildStats,
   counts: PortalCounts,
+  onRefused: (fileId: string) => void = () => undefined,
 ): void {
   const problems: string[] = []
   for (const [id, expected] of Object.entries(counts)) {
@@ -158,7 +159,7 @@ export function verifyCounts(
       if (spec.schedule === 'legacy') continue
       problems.push(`${id}: the portal has no row count for it; not activated unverified`)
     } else if (read !== expected) {
-      forgetValidators(db, id)
+      onRefused(id)
       problems.push(
         read < expected
           ? `${id}: ${read} rows in the export, the portal counts ${expected} (a short export is refused)`
@@ -167,6 +168,25 @@ export function verifyCounts(
     }
   }
   if (problems.length) throw new VerifyError(problems.join('; '))
+}
+
+/**
+ * The expected row counts of `import --dir` files: an optional `<file>.count` sidecar beside a
+ * file (e.g. `az4n-8mr2.csv.count` holding `4512353`), written where the files were exported.
+ */
+export function sidecarCounts(inputs: ReadonlyMap<string, string>): PortalCounts {
+  const out: PortalCounts = {}
+  for (const [id, path] of inputs) {
+    const side = `${path}.count`
+    if (!existsSync(side)) continue
+    const text = readFileSync(side, 'utf8').trim()
+    if (!/^\d+$/.test(text))
+      throw new Error(
+        `${side}: expected the file's row count (a whole number), found "${text.slice(0, 40)}"`,
+      )
+    out[id] = Number(text)
+  }
+  return out
 }
 
 /** An empty or near-empty out-of-service-orders file is suspect (about 396k rows in 2026). */

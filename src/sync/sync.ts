@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs'
 import type { Deps } from '../deps.ts'
 import { VerifyError } from '../ingest/build.ts'
 import { DATASETS } from './datasets.ts'
-import { downloadFile, getSourceFile, type DownloadOutcome } from './download.ts'
+import { downloadFile, forgetValidators, getSourceFile, type DownloadOutcome } from './download.ts'
 import {
   checkFreeSpace,
   downloadPool,
@@ -200,7 +200,7 @@ async function download(
     verify: (stats, prev) => {
       verifyFiles(deps, spec, stats, prev)
       verifyOosFloor(spec, stats, deps.config.sync.oosMinRows)
-      if (counts) verifyCounts(deps.db, spec, stats, counts)
+      if (counts) verifyCounts(spec, stats, counts, (id) => forgetValidators(deps.db, id))
     },
   }
 }

@@ -53,6 +53,8 @@ export interface FmcsaServer {
   /** base URL for FMCSA_BASE_URL, e.g. http://127.0.0.1:41234 */
   readonly url: string
   readonly requests: ServedRequest[]
+  /** the most file answers (rows/text) that were in flight at once */
+  readonly maxConcurrent: number
   /** serves `body` for the id (both URL forms); a new body gets a new ETag and Last-Modified */
   set(id: string, body: string | Buffer, opts?: { etag?: string }): void
   remove(id: string): void
@@ -145,8 +147,15 @@ export async function startFmcsaServer(
     return null
   }
 
+  let inFlight = 0
+  let maxConcurrent = 0
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? ''
+    if (route(url)) {
+      inFlight++
+      maxConcurrent = Math.max(maxConcurrent, inFlight)
+      res.on('close', () => inFlight--)
+    }
     const cm = /^\/resource\/([a-z0-9]{4}-[a-z0-9]{4})\.json\?\$select=count\(\*\)$/.exec(
       decodeURIComponent(url),
     )
@@ -282,6 +291,9 @@ export async function startFmcsaServer(
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    get maxConcurrent() {
+      return maxConcurrent
+    },
     set,
     remove: (id) => void entries.delete(id),
     fail: (id, failure, times = Number.POSITIVE_INFINITY) =>
