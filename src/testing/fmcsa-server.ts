@@ -240,13 +240,13 @@ export async function startFmcsaServer(
           res.writeHead(200, { 'content-type': 'text/csv', 'content-length': String(body.length) })
           let at = 0
           const tick = setInterval(() => {
-            if (res.destroyed || at >= body.length) {
-              clearInterval(tick)
-              if (!res.destroyed) res.end()
-              return
-            }
+            if (res.destroyed) return clearInterval(tick)
             res.write(body.subarray(at, at + failure.bytes))
             at += failure.bytes
+            if (at >= body.length) {
+              clearInterval(tick)
+              res.end()
+            }
           }, failure.everyMs)
           res.on('close', () => clearInterval(tick))
           return
@@ -301,7 +301,8 @@ export async function startFmcsaServer(
     clear: (id) => (id ? void failures.delete(id) : failures.clear()),
     body: (id) => entries.get(id)?.body,
     setCount: (id, n) => void counts.set(id, n),
-    stale: (id, times, what = 'file') => void stales.set(id, { times, what }),
+    stale: (id, times, what = 'file') =>
+      void (times > 0 ? stales.set(id, { times, what }) : stales.delete(id)),
     truth: (id, at) => void truths.set(id, at),
     close: () =>
       new Promise<void>((resolve) => {
