@@ -257,7 +257,8 @@ describe('sync end to end against a local FMCSA server', () => {
       .prepare('SELECT status, path FROM dataset_versions WHERE id = ?')
       .get(r.version) as { status: string; path: string }
     expect(v.status).toBe('failed')
-    expect(existsSync(v.path)).toBe(false)
+    expect(v.path).toMatch(/^datasets\/live\/motus\/\d+\.db$/)
+    expect(existsSync(join(ctx.config.paths.dataDir, v.path))).toBe(false)
     expect(ctx.deps.datasets.get('motus', 'live')?.versionId).toBe(before)
     // the next sync builds the changed file
     const again = await syncDataset(motusDataset, ctx.deps, opts())
