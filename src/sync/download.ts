@@ -415,7 +415,9 @@ async function fetchOnce(
   } catch (err) {
     await fh?.close().catch(() => undefined)
     rmSync(part, { force: true })
-    if (cutOff) throw cutOff
+    // set by a timer callback (stall or deadline): TypeScript cannot see that
+    const cut = cutOff as DownloadError | null
+    if (cut) throw cut
     if (opts.signal.aborted) throw opts.signal.reason
     if (isNoSpace(err))
       throw new DownloadError(
