@@ -141,6 +141,15 @@ describe('the row count gate', () => {
     expect(countRequests('nzpz-e5xn')).toHaveLength(1)
   })
 
+  test('the safety files match their portal counts too (the real formats)', async () => {
+    await setup({}, SAFETY_FIXTURES)
+    const rs = await syncAll(ctx.deps, { ...opts(), only: ['sms', 'oos'] })
+    expect(rs.map((r) => [r.dataset, r.status, r.error])).toEqual([
+      ['sms', 'activated', null],
+      ['oos', 'activated', null],
+    ])
+  })
+
   test('SYNC_VERIFY_COUNT=false skips the count (an internal mirror without SODA)', async () => {
     await setup({ SYNC_VERIFY_COUNT: 'false' })
     server.setCount('az4n-8mr2', null)
