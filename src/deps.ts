@@ -3,6 +3,7 @@ import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
 import { openAppDb, type AppDb } from './db/app-db.ts'
 import { DatasetRegistry } from './db/datasets.ts'
+import { relativizePaths } from './db/paths.ts'
 import type { Sqlite } from './db/open.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createMetrics, type Metrics } from './metrics.ts'
@@ -34,7 +35,9 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   mkdirSync(config.paths.datasets, { recursive: true })
   const log = overrides.log ?? createLogger(config.logLevel)
   const appDb = openAppDb(config.paths.appDb)
-  const datasets = new DatasetRegistry(appDb.sqlite, log)
+  const moved = relativizePaths(appDb.sqlite, config.paths.dataDir)
+  if (moved > 0) log.info({ rows: moved }, 'stored file paths made relative to the data directory')
+  const datasets = new DatasetRegistry(appDb.sqlite, log, config.paths.dataDir)
   datasets.reconcile()
   return {
     config,
@@ -59,6 +62,6 @@ export const pipelineDeps = (d: Deps) => ({
   datasets: d.datasets,
   log: d.log,
   clock: d.clock,
-  paths: { datasets: d.config.paths.datasets, downloads: d.config.paths.downloads },
+  paths: { dataDir: d.config.paths.dataDir, downloads: d.config.paths.downloads },
   config: d.config,
 })

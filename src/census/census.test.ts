@@ -315,7 +315,11 @@ describe('census import', () => {
       .prepare("SELECT id, status, path FROM dataset_versions WHERE dataset = 'census' ORDER BY id")
       .all() as { id: number; status: string; path: string }[]
     expect(versions.map((v) => v.status)).toEqual(['deleted', 'superseded', 'active'])
-    expect(versions.map((v) => existsSync(v.path))).toEqual([false, true, true])
+    expect(versions.map((v) => existsSync(join(ctx.config.paths.dataDir, v.path)))).toEqual([
+      false,
+      true,
+      true,
+    ])
     expect(liveView().get('census')?.versionId).toBe(versions[2]?.id)
   })
 

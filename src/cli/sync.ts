@@ -130,7 +130,7 @@ function overviewLines(s: SyncOverview): string {
     ? 'sync: disabled (SYNC_ENABLED=false); data changes only with `import --dir`'
     : `sync: enabled; next run ${s.next_run ? `${s.next_run.at} (${s.next_run.datasets.join(', ')})` : 'not scheduled'}`
   const last = s.last_mirror
-    ? `last mirror update: ${s.last_mirror.updated_at ?? 'never'}; last checked: ${s.last_mirror.checked_at ?? 'never'}`
+    ? `last mirror update: ${s.last_mirror.updated_at ?? 'never'}; last checked: ${s.last_mirror.checked_at ?? 'never'}${s.last_mirror.last_sync ? `; last sync of ${s.last_mirror.last_sync.datasets.length} datasets took ${s.last_mirror.last_sync.seconds} s (${s.last_mirror.last_sync.parallel} downloads at once)` : ''}`
     : 'last mirror update: never'
   return [serving, sync, last, ''].join('\n')
 }

@@ -4,6 +4,7 @@ import type { Sqlite } from './open.ts'
 import { openSqlite } from './open.ts'
 import { DATASET_NAMES, type Channel, type DatasetName } from './names.ts'
 import { listActiveVersions } from './versions.ts'
+import { resolveStoredPath } from './paths.ts'
 import type Database from 'better-sqlite3'
 
 /** One open, read-only dataset version with its prepared statements. */
@@ -63,12 +64,15 @@ export class DatasetRegistry {
   private readonly open = new Map<string, ActiveDataset>()
   private readonly appDb: Sqlite
   private readonly log: Logger
+  /** stored paths are relative to it */
+  private readonly dataDir: string
   private generation = 0
   private readonly views = new Map<'live' | 'test', { generation: number; view: DataView }>()
 
-  constructor(appDb: Sqlite, log: Logger) {
+  constructor(appDb: Sqlite, log: Logger, dataDir: string) {
     this.appDb = appDb
     this.log = log
+    this.dataDir = dataDir
   }
 
   /** Opens newly activated versions and closes replaced ones; returns true if anything changed. */
@@ -79,15 +83,16 @@ export class DatasetRegistry {
     for (const [key, v] of wanted) {
       const cur = this.open.get(key)
       if (cur?.versionId === v.id) continue
-      if (!existsSync(v.path)) {
+      const file = resolveStoredPath(this.dataDir, v.path)
+      if (!existsSync(file)) {
         this.log.error(
-          { dataset: v.dataset, version: v.id, path: v.path },
+          { dataset: v.dataset, version: v.id, path: file },
           'active dataset file is missing',
         )
         continue
       }
       try {
-        const next = openActive(v.dataset, v.channel, v.id, v.path, v.asOf, v.activatedAt)
+        const next = openActive(v.dataset, v.channel, v.id, file, v.asOf, v.activatedAt)
         this.open.set(key, next)
         cur?.db.close()
         changed = true

@@ -1,14 +1,15 @@
-import { join } from 'node:path'
 import type { Clock } from '../clock.ts'
 import type { Sqlite } from './open.ts'
 import { cached, removeDbFile } from './open.ts'
 import type { BuildStats, Channel, DatasetName } from './names.ts'
+import { isInsideDataDir, resolveStoredPath } from './paths.ts'
 
 export interface VersionRow {
   id: number
   dataset: DatasetName
   channel: Channel
   status: 'building' | 'active' | 'superseded' | 'failed' | 'deleted'
+  /** as stored: relative to the data directory (resolveStoredPath gives the file) */
   path: string
   rows: number | null
   rejects: number | null
@@ -57,10 +58,12 @@ export function listActiveVersions(db: Sqlite): VersionRow[] {
     .all() as VersionRow[]
 }
 
-/** Reserves a version row and the file path it will be built at (`<datasets>/<channel>/<name>/<id>.db`). */
+/**
+ * Reserves a version row and the file path it will be built at: `datasets/<channel>/<name>/<id>.db`,
+ * stored relative to the data directory.
+ */
 export function createVersion(
   db: Sqlite,
-  datasetsDir: string,
   dataset: DatasetName,
   channel: Channel,
   asOf: string,
@@ -75,7 +78,7 @@ export function createVersion(
       )
       .run(dataset, channel, asOf, now).lastInsertRowid,
   )
-  const path = join(datasetsDir, channel, dataset, `${id}.db`)
+  const path = `datasets/${channel}/${dataset}/${id}.db`
   db.prepare('UPDATE dataset_versions SET path = ? WHERE id = ?').run(path, id)
   return {
     id,
@@ -105,6 +108,7 @@ export function failVersion(db: Sqlite, id: number, error: string, clock: Clock)
  */
 export function activateVersion(
   db: Sqlite,
+  dataDir: string,
   version: VersionRow,
   stats: BuildStats,
   files: unknown,
@@ -132,11 +136,19 @@ export function activateVersion(
     alsoInTx?.(previous)
   })
   tx.immediate()
-  pruneVersions(db, version.dataset, version.channel)
+  pruneVersions(db, dataDir, version.dataset, version.channel)
 }
 
-/** Deletes the files of superseded versions beyond the newest KEEP_PREVIOUS. */
-export function pruneVersions(db: Sqlite, dataset: DatasetName, channel: Channel): void {
+/**
+ * Deletes the files of superseded versions beyond the newest KEEP_PREVIOUS. A file outside the
+ * data directory (a row of another installation) is never deleted; its row is marked all the same.
+ */
+export function pruneVersions(
+  db: Sqlite,
+  dataDir: string,
+  dataset: DatasetName,
+  channel: Channel,
+): void {
   const old = db
     .prepare(
       `SELECT id, path FROM dataset_versions WHERE dataset = ? AND channel = ? AND status = 'superseded'
@@ -144,7 +156,8 @@ export function pruneVersions(db: Sqlite, dataset: DatasetName, channel: Channel
     )
     .all(dataset, channel, KEEP_PREVIOUS) as { id: number; path: string }[]
   for (const v of old) {
-    removeDbFile(v.path)
+    const file = resolveStoredPath(dataDir, v.path)
+    if (isInsideDataDir(dataDir, file)) removeDbFile(file)
     db.prepare(`UPDATE dataset_versions SET status = 'deleted' WHERE id = ?`).run(v.id)
   }
 }

@@ -46,13 +46,13 @@ function setup(): Env {
   const dir = mkdtempSync(join(tmpdir(), 'cvk-safety-'))
   const app = openAppDb(join(dir, 'app.db'))
   const log = silentLogger()
-  const registry = new DatasetRegistry(app.sqlite, log)
+  const registry = new DatasetRegistry(app.sqlite, log, dir)
   const deps: PipelineDeps = {
     db: app.sqlite,
     datasets: registry,
     log,
     clock: fixedClock(`${TODAY}T12:00:00Z`),
-    paths: { datasets: join(dir, 'datasets') },
+    paths: { dataDir: dir },
   }
   const env = {
     dir,

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
@@ -9,6 +9,7 @@ import { silentLogger } from '../log.ts'
 import { startFmcsaServer, type FmcsaServer } from '../testing/fmcsa-server.ts'
 import {
   backoffMs,
+  deadlineMs,
   downloadFile,
   DownloadError,
   getSourceFile,
@@ -40,6 +41,7 @@ const deps = () => ({
 })
 const options = (over: Partial<DownloadOptions> = {}): DownloadOptions => ({
   signal: AbortSignal.timeout(10_000),
+  dataDir: dir,
   dir: join(dir, 'downloads'),
   timeoutMs: 400,
   retries: 2,
@@ -68,7 +70,7 @@ describe('downloads', () => {
     })
     if (r.status === 'not_found') return
     expect(readFileSync(r.path, 'utf8')).toBe(CSV)
-    expect(getSourceFile(db, 'aaaa-1111')).toMatchObject({
+    expect(getSourceFile(db, 'aaaa-1111', dir)).toMatchObject({
       url: rows('aaaa-1111').url,
       etag: expect.stringMatching(/^".+"$/),
       lastModified: expect.stringMatching(/GMT$/),
@@ -81,7 +83,9 @@ describe('downloads', () => {
     const r = await downloadFile(deps(), 'aaaa-1111', [rows('aaaa-1111')], options())
     expect(r.status).toBe('unchanged')
     expect(server.requests.map((q) => q.status)).toEqual([200, 304])
-    expect(server.requests[1]?.headers['if-none-match']).toBe(getSourceFile(db, 'aaaa-1111')?.etag)
+    expect(server.requests[1]?.headers['if-none-match']).toBe(
+      getSourceFile(db, 'aaaa-1111', dir)?.etag,
+    )
   })
 
   test('without a kept copy the request is unconditional again', async () => {
@@ -123,7 +127,7 @@ describe('downloads', () => {
         (e: unknown) => e,
       )
       expect(err).toBeInstanceOf(DownloadError)
-      expect(getSourceFile(db, 'aaaa-1111')).toBeNull()
+      expect(getSourceFile(db, 'aaaa-1111', dir)).toBeNull()
     }
     expect(server.requests).toHaveLength(9) // 3 attempts each
   })
@@ -140,5 +144,105 @@ describe('downloads', () => {
     setTimeout(() => abort.abort(new Error('shutting down')), 50)
     await expect(p).rejects.toThrow('shutting down')
     expect(server.requests).toHaveLength(1)
+  })
+
+  test('a slow drip is cut off at the overall deadline (expected length at the minimum rate)', async () => {
+    expect(deadlineMs(1_000, 10 * 1024 * 1024, 100 * 1024)).toBe(103_400) // 10 MiB at 100 KiB/s
+    expect(deadlineMs(1_000, null, 1024 ** 2)).toBe(1_000 + 2048 * 1000) // unknown: 2 GiB
+    server.set('eeee-5555', `A\n${'1\n'.repeat(500)}`) // 1,002 bytes
+    server.fail('eeee-5555', { kind: 'drip', bytes: 20, everyMs: 20 }) // ~1 KB/s, never stalls
+    const started = Date.now()
+    const err = await downloadFile(
+      deps(),
+      'eeee-5555',
+      [rows('eeee-5555')],
+      options({ retries: 0, minRateBytesPerSec: 5_000 }), // deadline 400 + 200 ms
+    ).catch((e: unknown) => e)
+    expect((err as Error).message).toMatch(/download deadline of \d+ s exceeded after \d+ bytes/)
+    expect(Date.now() - started).toBeLessThan(900)
+    expect(getSourceFile(db, 'eeee-5555', dir)).toBeNull()
+  })
+
+  test('the lease is renewed while a long body streams; a lost lease stops the download', async () => {
+    server.set('eeee-5555', `A\n${'1\n'.repeat(100)}`)
+    server.fail('eeee-5555', { kind: 'drip', bytes: 20, everyMs: 15 }, 1)
+    let renewals = 0
+    const r = await downloadFile(
+      deps(),
+      'eeee-5555',
+      [rows('eeee-5555')],
+      options({ renewEveryMs: 20, renew: () => ++renewals > 0 }),
+    )
+    expect(r.status).toBe('changed')
+    expect(renewals).toBeGreaterThanOrEqual(2)
+    server.set('eeee-5555', `A\n${'2\n'.repeat(100)}`)
+    server.fail('eeee-5555', { kind: 'drip', bytes: 20, everyMs: 15 }, 1)
+    const err = await downloadFile(
+      deps(),
+      'eeee-5555',
+      [rows('eeee-5555')],
+      options({ renewEveryMs: 20, renew: () => false }),
+    ).catch((e: unknown) => e)
+    expect((err as Error).message).toMatch(/lost its lease/)
+    expect(server.requests.filter((q) => q.id === 'eeee-5555')).toHaveLength(2) // not retried
+  })
+
+  test('a chunked body that ends cleanly in the middle of a line is refused', async () => {
+    server.set('eeee-5555', 'DOT_NUMBER,NAME\n1,ALPHA\n2,BRAVO\n3,CHARLIE\n')
+    server.fail('eeee-5555', { kind: 'chunked_cut', fraction: 0.8 }) // ends inside "3,CHARLIE"
+    const err = await downloadFile(
+      deps(),
+      'eeee-5555',
+      [rows('eeee-5555')],
+      options({ retries: 1 }),
+    ).catch((e: unknown) => e)
+    expect((err as Error).message).toMatch(/ends mid-line after \d+ bytes/)
+    expect(server.requests.filter((q) => q.id === 'eeee-5555')).toHaveLength(2)
+    expect(getSourceFile(db, 'eeee-5555', dir)).toBeNull()
+  })
+
+  test('a full disk says "no space left on device", not "truncated body", and is not retried', async () => {
+    // the part file is a link to /dev/full: every write fails with a real ENOSPC
+    mkdirSync(join(dir, 'downloads'), { recursive: true })
+    symlinkSync('/dev/full', join(dir, 'downloads', 'aaaa-1111.part'))
+    const err = await downloadFile(deps(), 'aaaa-1111', [rows('aaaa-1111')], options()).catch(
+      (e: unknown) => e,
+    )
+    expect(err).toBeInstanceOf(DownloadError)
+    expect((err as Error).message).toMatch(/no space left on device/)
+    expect((err as Error).message).not.toMatch(/truncated/)
+    expect(server.requests).toHaveLength(1)
+    expect(getSourceFile(db, 'aaaa-1111', dir)).toBeNull()
+  })
+
+  test('an answer from a stale replica is refused with `stale` set and never kept', async () => {
+    server.stale('aaaa-1111', 1, 'file')
+    const err = await downloadFile(deps(), 'aaaa-1111', [rows('aaaa-1111')], options()).catch(
+      (e: unknown) => e,
+    )
+    expect(err).toMatchObject({
+      stale: true,
+      message: expect.stringMatching(/out-of-date replica/),
+    })
+    expect(server.requests).toHaveLength(1) // a stale answer waits for untilFresh's delay
+    expect(getSourceFile(db, 'aaaa-1111', dir)).toBeNull()
+    const r = await downloadFile(deps(), 'aaaa-1111', [rows('aaaa-1111')], options())
+    expect(r.status).toBe('changed')
+  })
+
+  test('the vintage is X-SODA2-Truth-Last-Modified, else Last-Modified', async () => {
+    const r = await downloadFile(deps(), 'aaaa-1111', [rows('aaaa-1111')], options())
+    if (r.status === 'not_found') throw new Error('not found')
+    expect(r.vintage).toBe(new Date(r.lastModified ?? '').toISOString())
+    server.truth('bbbb-2222', 'Tue, 10 Nov 2026 10:18:00 GMT')
+    const t = await downloadFile(deps(), 'bbbb-2222', [rows('bbbb-2222')], options())
+    expect(t).toMatchObject({ vintage: '2026-11-10T10:18:00.000Z' })
+  })
+
+  test('the kept copy is stored relative to the data directory', async () => {
+    await downloadFile(deps(), 'aaaa-1111', [rows('aaaa-1111')], options())
+    const raw = db.prepare(`SELECT path FROM source_files WHERE file_id = 'aaaa-1111'`).get()
+    expect(raw).toEqual({ path: 'downloads/aaaa-1111.csv' })
+    expect(getSourceFile(db, 'aaaa-1111', dir)?.path).toBe(join(dir, 'downloads', 'aaaa-1111.csv'))
   })
 })

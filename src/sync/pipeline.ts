@@ -1,12 +1,15 @@
 /**
  * Datasets from local files: `import --dir` (air-gapped networks), the bundled sample and tests.
- * Every build goes through runDataset (run.ts), like a sync.
+ * Every build goes through runDataset (run.ts), like a sync. A file may come with a
+ * `<file>.count` sidecar holding its row count: the version is then activated only when the file
+ * holds exactly that many rows (the portal count check of a sync, for files carried by hand).
  */
 import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { DatasetName } from '../db/names.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
 import { DATASETS } from './datasets.ts'
+import { sidecarCounts, verifyCounts } from './freshness.ts'
 import { runDataset, type RunDeps, type RunOptions, type RunResult } from './run.ts'
 
 export type PipelineDeps = RunDeps
@@ -27,11 +30,19 @@ export async function runBuild(
   const { fingerprint, ...run } = opts
   return runDataset(deps, spec, {
     ...run,
-    inputs: async () => ({
-      status: 'build',
-      inputs,
-      files: { inputs: Object.fromEntries(inputs), fingerprint: fingerprint ?? null },
-    }),
+    inputs: async () => {
+      const counts = sidecarCounts(inputs)
+      return {
+        status: 'build',
+        inputs,
+        files: {
+          inputs: Object.fromEntries(inputs),
+          fingerprint: fingerprint ?? null,
+          counts,
+        },
+        verify: (stats) => verifyCounts(spec, stats, counts),
+      }
+    },
   })
 }
 

@@ -16,7 +16,7 @@ export interface RecoverDeps {
   db: Sqlite
   log: Logger
   clock: Clock
-  paths: { datasets: string; downloads?: string }
+  paths: { dataDir: string; downloads?: string }
 }
 
 export interface Recovery {
@@ -63,7 +63,7 @@ export function recoverRuns(deps: RecoverDeps, self?: string): Recovery {
     if (reason && dropLease(db, l)) done.leases[l.name] = reason
   }
   // files first, rows second: a file listed here had its version row written before it
-  const files = versionFiles(deps.paths.datasets)
+  const files = versionFiles(join(deps.paths.dataDir, 'datasets'))
   const keep = db
     .transaction(() => {
       const held = new Set(listLeases(db).map((l) => l.holder))

@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs'
 import { AppError } from '../errors.ts'
 import { acquireLease } from '../db/leases.ts'
+import { resolveStoredPath } from '../db/paths.ts'
 import type { DatasetName } from '../db/names.ts'
 import { activeVersion, rollbackVersion } from '../db/versions.ts'
 import { leaseName, type RunDeps } from './run.ts'
@@ -22,7 +23,9 @@ export interface RollbackResult {
 }
 
 export function rollbackDataset(
-  deps: Pick<RunDeps, 'db' | 'datasets' | 'log' | 'clock' | 'onActivated'>,
+  deps: Pick<RunDeps, 'db' | 'datasets' | 'log' | 'clock' | 'onActivated'> & {
+    config: { paths: { dataDir: string } }
+  },
   dataset: DatasetName,
 ): RollbackResult {
   const lease = acquireLease(deps.db, leaseName(dataset, 'live'), deps.clock, { ttlMs: 60_000 })
@@ -40,7 +43,7 @@ export function rollbackDataset(
         'not_found',
         `${dataset} has no previous version to roll back to (only the active one is on disk)`,
       )
-    if (!existsSync(prev.path)) {
+    if (!existsSync(resolveStoredPath(deps.config.paths.dataDir, prev.path))) {
       // never activate a version whose file is gone: undo at once
       rollbackVersion(deps.db, dataset, 'live', deps.clock)
       throw new AppError('not_found', `${dataset} version ${prev.id}: its file is missing`)

@@ -11,6 +11,7 @@ import { acquireLease, getLease, type Lease, type LeaseHolder } from '../db/leas
 import type { BuildStats, Channel, DatasetName } from '../db/names.ts'
 import type { Sqlite } from '../db/open.ts'
 import { enqueueEvent } from '../db/outbox.ts'
+import { resolveStoredPath } from '../db/paths.ts'
 import {
   activateVersion,
   activeVersion,
@@ -78,8 +79,8 @@ export interface RunDeps {
   datasets: DatasetRegistry
   log: Logger
   clock: Clock
-  /** downloads: partial downloads of a crashed sync are removed from here */
-  paths: { datasets: string; downloads?: string }
+  /** dataDir: stored file paths are relative to it; downloads: partial downloads of a crashed sync are removed from here */
+  paths: { dataDir: string; downloads?: string }
   /** reacts to an activation (the composition root passes the watchlist comparison) */
   onActivated?: ActivationListener
 }
@@ -102,8 +103,8 @@ export interface RunInputsContext {
   previous: VersionRow | null
   /** per-file facts of the run; what is pushed here is part of the result */
   files: FileResult[]
-  /** keeps the lease alive during long work (downloads) */
-  renew(): void
+  /** keeps the lease alive during long work (downloads); false = the lease was lost */
+  renew(): boolean
 }
 
 export interface RunOptions {
@@ -119,6 +120,8 @@ export interface RunOptions {
   onWait?: (dataset: DatasetName, holder: LeaseHolder | null) => void
   /** gathers the inputs while the lease is held: a sync downloads here, an import lists files */
   inputs(ctx: RunInputsContext): Promise<RunInputs>
+  /** runs the build when a slot is free (a mirror of several datasets builds one at a time) */
+  buildSlot?: <T>(work: () => Promise<T>) => Promise<T>
 }
 
 /** The lease name that serialises every run of one dataset channel, across processes. */
@@ -245,7 +248,7 @@ export async function runDataset(
   let version: VersionRow | null = null
   try {
     const previous = activeVersion(deps.db, spec.name, opts.channel)
-    const got = await opts.inputs({ previous, files, renew: () => void lease.renew() })
+    const got = await opts.inputs({ previous, files, renew: () => lease.renew() })
     if (got.status !== 'build') {
       closeRun(deps.db, runId, got.status, now(), { stats: { files } })
       deps.log.info(
@@ -268,32 +271,28 @@ export async function runDataset(
     const asOf = spec.frozenAsOf ?? opts.asOf ?? today
     // the version row and its link to this run in one transaction: recovery never sees one alone
     const built = deps.db.transaction(() => {
-      const v = createVersion(
-        deps.db,
-        deps.paths.datasets,
-        spec.name,
-        opts.channel,
-        asOf,
-        deps.clock,
-      )
+      const v = createVersion(deps.db, spec.name, opts.channel, asOf, deps.clock)
       deps.db.prepare('UPDATE sync_runs SET version_id = ? WHERE id = ?').run(v.id, runId)
       return v
     })()
     version = built
     const started = Date.now()
-    const stats = await buildInWorker(spec, inputs, built.path, {
-      asOf,
-      today,
-      signal,
-      onProgress: opts.onProgress,
-    })
+    const file = resolveStoredPath(deps.paths.dataDir, built.path)
+    const build = () =>
+      buildInWorker(spec, inputs, file, {
+        asOf,
+        today,
+        signal,
+        onProgress: opts.onProgress,
+      })
+    const stats = await (opts.buildSlot ? opts.buildSlot(build) : build())
     // the sample is what it is; the shrink guard protects the live mirror only
     verifyBuild(spec, stats, opts.channel === 'live' ? (previous?.rows ?? null) : null)
     got.verify?.(stats, previous)
     signal.throwIfAborted()
     if (!lease.renew()) throw new Error('the dataset lease was taken over by another process')
     let replaced: VersionRow | null = null
-    activateVersion(deps.db, built, stats, got.files, deps.clock, (prev) => {
+    activateVersion(deps.db, deps.paths.dataDir, built, stats, got.files, deps.clock, (prev) => {
       replaced = prev
       if (opts.channel === 'live')
         enqueueEvent(
@@ -354,7 +353,7 @@ export async function runDataset(
     if (version) {
       failVersion(deps.db, version.id, message, deps.clock)
       // a refused or interrupted build leaves no file behind
-      removeDbFile(version.path)
+      removeDbFile(resolveStoredPath(deps.paths.dataDir, version.path))
     }
     if (signal.aborted) return interrupted(deps, spec, opts, facts, runId, versionId, signal)
     deps.db.transaction(() => {

@@ -4,6 +4,7 @@
  * version (rows, as-of), the last attempt and the last error, whether a sync is running now (its
  * lease), its next scheduled run and the facts of each source file.
  */
+import { lastMirror, type MirrorStats } from './freshness.ts'
 import { Cron } from 'croner'
 import type { Deps } from '../deps.ts'
 import { getLease, leaseStaleReason } from '../db/leases.ts'
@@ -159,7 +160,7 @@ export function syncStatus(deps: Pick<Deps, 'db' | 'config' | 'clock'>): Dataset
       last_error: error,
       error_summary: error ? summarise(error.message) : null,
       files: sourcesOf(spec, config.sync.baseUrl).map((src) => {
-        const f = getSourceFile(db, src.id)
+        const f = getSourceFile(db, src.id, config.paths.dataDir)
         return {
           id: src.id,
           kind: src.kind,
@@ -185,8 +186,15 @@ export interface SyncOverview {
   sync_enabled: boolean
   /** the next scheduled sync of any dataset, or null when syncing is disabled */
   next_run: { at: string; datasets: DatasetName[] } | null
-  /** the mirror's last change (an activation) and last confirmation (any successful run) */
-  last_mirror: { updated_at: string | null; checked_at: string | null } | null
+  /**
+   * the mirror's last change (an activation), last confirmation (any successful run), and the
+   * duration of the last whole-mirror sync (all datasets of one `sync run` or scheduled batch)
+   */
+  last_mirror: {
+    updated_at: string | null
+    checked_at: string | null
+    last_sync: MirrorStats | null
+  } | null
   datasets: DatasetStatus[]
 }
 
@@ -218,7 +226,11 @@ export function syncOverview(deps: Pick<Deps, 'db' | 'config' | 'clock'>): SyncO
     last_mirror:
       last.checked === null
         ? null
-        : { updated_at: iso(last.updated), checked_at: iso(last.checked) },
+        : {
+            updated_at: iso(last.updated),
+            checked_at: iso(last.checked),
+            last_sync: lastMirror(db),
+          },
     datasets,
   }
 }

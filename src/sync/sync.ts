@@ -8,7 +8,18 @@ import { existsSync } from 'node:fs'
 import type { Deps } from '../deps.ts'
 import { VerifyError } from '../ingest/build.ts'
 import { DATASETS } from './datasets.ts'
-import { downloadFile, getSourceFile, type DownloadOutcome } from './download.ts'
+import { downloadFile, forgetValidators, getSourceFile, type DownloadOutcome } from './download.ts'
+import {
+  checkFreeSpace,
+  downloadPool,
+  portalCount,
+  recordMirror,
+  untilFresh,
+  verifyCounts,
+  verifyOosFloor,
+  type DownloadPool,
+  type PortalCounts,
+} from './freshness.ts'
 import {
   runDataset,
   type FileResult,
@@ -41,6 +52,10 @@ export interface SyncOptions {
   retryBaseMs?: number
   /** rebuild even when no file changed */
   force?: boolean
+  /** download slots shared with other datasets (syncAll); default SYNC_PARALLEL_DOWNLOADS */
+  pool?: DownloadPool
+  /** build slot shared with other datasets (syncAll builds one dataset at a time) */
+  buildSlot?: <T>(work: () => Promise<T>) => Promise<T>
 }
 
 /** A sync's result is a dataset run's result. */
@@ -48,8 +63,22 @@ export type SyncResult = RunResult
 
 /** The per-file facts stored with a version (dataset_versions.files). */
 interface VersionFiles {
-  inputs: Record<string, { url: string; sha256: string; bytes: number; kind: string }>
+  inputs: Record<
+    string,
+    {
+      url: string
+      sha256: string
+      bytes: number
+      kind: string
+      /** X-SODA2-Truth-Last-Modified or Last-Modified of the answer (ISO) */
+      vintage?: string | null
+      /** the portal's own row count the file was checked against */
+      portal_count?: number | null
+    }
+  >
   fingerprint: string
+  /** the oldest vintage of the inputs: the data is as current as its oldest file */
+  vintage?: string | null
 }
 
 /**
@@ -69,7 +98,7 @@ export async function syncDataset(
       datasets: deps.datasets,
       log: deps.log,
       clock: deps.clock,
-      paths: { datasets: deps.config.paths.datasets, downloads: deps.config.paths.downloads },
+      paths: { dataDir: deps.config.paths.dataDir, downloads: deps.config.paths.downloads },
       onActivated: deps.onActivated,
     },
     spec,
@@ -79,6 +108,7 @@ export async function syncDataset(
       signal: opts.signal,
       onProgress: (p) => onProgress({ ...p, phase: 'build' }),
       inputs: (ctx) => download(spec, deps, { ...opts, onProgress }, ctx),
+      buildSlot: opts.buildSlot,
     },
   )
 }
@@ -100,22 +130,35 @@ function withProgressLog(
   }
 }
 
-/** Downloads every source of the dataset and decides whether anything changed since `previous`. */
+/**
+ * Downloads every source of the dataset (in parallel, through the download pool) and decides
+ * whether anything changed since `previous`. When a build follows, asks the portal for the row
+ * count of every input: the version is activated only when each file holds exactly that count.
+ */
 async function download(
   spec: DatasetSpec,
   deps: SyncDeps,
   opts: SyncOptions,
   ctx: RunInputsContext,
 ): Promise<RunInputs> {
+  await checkFreeSpace(deps.db, deps.config, spec)
   const sources = sourcesOf(spec, deps.config.sync.baseUrl)
+  const pool = opts.pool ?? downloadPool(deps.config.sync.parallelDownloads)
+  const fetched = await Promise.all(
+    sources.map((src) =>
+      pool(() => {
+        opts.signal.throwIfAborted()
+        return fetchSource(src, deps, opts, ctx)
+      }),
+    ),
+  )
   const inputs = new Map<string, string>()
   const facts: VersionFiles['inputs'] = {}
+  const countIds = new Map<string, string>()
   const { files } = ctx
-  for (const src of sources) {
-    opts.signal.throwIfAborted()
-    const r = await fetchSource(src, deps, opts)
+  for (const [i, r] of fetched.entries()) {
+    const src = sources[i] as Source
     files.push(r.file)
-    ctx.renew()
     if (r.path && r.sha256) {
       inputs.set(src.id, r.path)
       facts[src.id] = {
@@ -123,7 +166,11 @@ async function download(
         sha256: r.sha256,
         bytes: r.file.bytes ?? 0,
         kind: src.kind,
+        vintage: r.vintage,
       }
+      // the count of the view the file was served from (a legacy text form has its own id)
+      const served = [src.primary, ...src.fallbacks].find((u) => u.url === r.file.url)
+      countIds.set(src.id, served?.id ?? src.id)
     }
   }
   const missing = files.filter((f, i) => sources[i]?.required && !inputs.has(f.id))
@@ -134,26 +181,85 @@ async function download(
   const previous = active?.files ? (JSON.parse(active.files) as Partial<VersionFiles>) : null
   if (!opts.force && active && previous?.inputs && !changedSince(previous.inputs, facts))
     return { status: files.some((f) => f.status === 'not_yet') ? 'not_yet' : 'unchanged' }
+  const counts = deps.config.sync.verifyCount
+    ? await portalCounts(deps, opts, pool, countIds)
+    : null
+  for (const [id, n] of Object.entries(counts ?? {})) if (facts[id]) facts[id].portal_count = n
+  const vintages = Object.values(facts)
+    .map((f) => f.vintage)
+    .filter((v): v is string => typeof v === 'string')
+    .sort()
   return {
     status: 'build',
     inputs,
-    files: { inputs: facts, fingerprint: fingerprintOf(facts) } satisfies VersionFiles,
-    verify: (stats, prev) => verifyFiles(deps, spec, stats, prev),
+    files: {
+      inputs: facts,
+      fingerprint: fingerprintOf(facts),
+      vintage: vintages[0] ?? null,
+    } satisfies VersionFiles,
+    verify: (stats, prev) => {
+      verifyFiles(deps, spec, stats, prev)
+      verifyOosFloor(spec, stats, deps.config.sync.oosMinRows)
+      if (counts) verifyCounts(spec, stats, counts, (id) => forgetValidators(deps.db, id))
+    },
   }
+}
+
+/** The portal's row count of each input (file id → id of the view it was served from). */
+async function portalCounts(
+  deps: SyncDeps,
+  opts: SyncOptions,
+  pool: DownloadPool,
+  ids: ReadonlyMap<string, string>,
+): Promise<PortalCounts> {
+  const { sync } = deps.config
+  const entries = await Promise.all(
+    [...ids].map(([fileId, viewId]) =>
+      pool(async () => {
+        const r = await untilFresh(
+          `${viewId} count(*)`,
+          () =>
+            portalCount(deps, viewId, {
+              signal: opts.signal,
+              baseUrl: sync.baseUrl,
+              appToken: sync.appToken,
+              timeoutMs: sync.timeoutMs,
+              retries: sync.retries,
+              retryBaseMs: opts.retryBaseMs,
+            }),
+          (c) => c.stale,
+          {
+            retries: sync.staleRetries,
+            delayMs: sync.staleDelayMs,
+            signal: opts.signal,
+            log: deps.log,
+          },
+        )
+        return [fileId, r.count] as const
+      }),
+    ),
+  )
+  return Object.fromEntries(entries)
 }
 
 interface SourceFetch {
   file: FileResult
   path: string | null
   sha256: string | null
+  vintage: string | null
 }
 
 /**
  * Downloads one file and decides what the build may use: a daily diff only when today's copy was
  * served (404 = not yet, never an older day); a baseline file falls back to its kept copy when an
- * optional download fails.
+ * optional download fails. An answer from a stale replica is retried after a delay (untilFresh).
  */
-async function fetchSource(src: Source, deps: SyncDeps, opts: SyncOptions): Promise<SourceFetch> {
+async function fetchSource(
+  src: Source,
+  deps: SyncDeps,
+  opts: SyncOptions,
+  ctx: RunInputsContext,
+): Promise<SourceFetch> {
   const file: FileResult = {
     id: src.id,
     status: 'failed',
@@ -162,44 +268,61 @@ async function fetchSource(src: Source, deps: SyncDeps, opts: SyncOptions): Prom
     sha256: null,
     error: null,
   }
+  const { sync, paths } = deps.config
   let outcome: DownloadOutcome
   try {
-    outcome = await downloadFile(deps, src.id, [src.primary, ...src.fallbacks], {
-      signal: opts.signal,
-      dir: deps.config.paths.downloads,
-      timeoutMs: deps.config.sync.timeoutMs,
-      retries: deps.config.sync.retries,
-      retryBaseMs: opts.retryBaseMs,
-      appToken: deps.config.sync.appToken,
-      onProgress: (p) => opts.onProgress?.({ dataset: src.dataset, phase: 'download', ...p }),
-    })
+    outcome = await untilFresh(
+      src.id,
+      () =>
+        downloadFile(deps, src.id, [src.primary, ...src.fallbacks], {
+          signal: opts.signal,
+          dataDir: paths.dataDir,
+          dir: paths.downloads,
+          timeoutMs: sync.timeoutMs,
+          minRateBytesPerSec: sync.minRateBytesPerSec,
+          retries: sync.retries,
+          retryBaseMs: opts.retryBaseMs,
+          appToken: sync.appToken,
+          renew: () => ctx.renew(),
+          onProgress: (p) => opts.onProgress?.({ dataset: src.dataset, phase: 'download', ...p }),
+        }),
+      () => false,
+      {
+        retries: sync.staleRetries,
+        delayMs: sync.staleDelayMs,
+        signal: opts.signal,
+        log: deps.log,
+      },
+    )
   } catch (err) {
     opts.signal.throwIfAborted()
     file.error = err instanceof Error ? err.message : String(err)
     deps.log.warn({ dataset: src.dataset, file: src.id, error: file.error }, 'download failed')
-    if (src.kind === 'diff' || src.required) return { file, path: null, sha256: null }
-    return { file, ...keptCopy(deps, src.id) }
+    if (src.kind === 'diff' || src.required)
+      return { file, path: null, sha256: null, vintage: null }
+    return { file, ...keptCopy(deps, src.id), vintage: null }
   }
+  ctx.renew()
   if (outcome.status === 'not_found') {
     file.url = outcome.url
     if (src.kind === 'diff') {
       file.status = 'not_yet'
-      return { file, path: null, sha256: null }
+      return { file, path: null, sha256: null, vintage: null }
     }
     file.status = 'missing'
     file.error = `HTTP 404 (${[src.primary, ...src.fallbacks].map((u) => u.url).join(', ')})`
-    if (src.required) return { file, path: null, sha256: null }
-    return { file, ...keptCopy(deps, src.id) }
+    if (src.required) return { file, path: null, sha256: null, vintage: null }
+    return { file, ...keptCopy(deps, src.id), vintage: null }
   }
   file.status = outcome.status
   file.url = outcome.url
   file.bytes = outcome.bytes
   file.sha256 = outcome.sha256
-  return { file, path: outcome.path, sha256: outcome.sha256 }
+  return { file, path: outcome.path, sha256: outcome.sha256, vintage: outcome.vintage }
 }
 
 function keptCopy(deps: SyncDeps, id: string): { path: string | null; sha256: string | null } {
-  const row = getSourceFile(deps.db, id)
+  const row = getSourceFile(deps.db, id, deps.config.paths.dataDir)
   return row?.path && row.sha256 && existsSync(row.path)
     ? { path: row.path, sha256: row.sha256 }
     : { path: null, sha256: null }
@@ -251,18 +374,32 @@ function verifyFiles(
 }
 
 /**
- * Mirrors every dataset (or `only` those), one after the other, in build order. A shutdown stops
- * it after the interrupted dataset (the datasets not reached are not in the result).
+ * Mirrors every dataset (or `only` those) at once: downloads share SYNC_PARALLEL_DOWNLOADS
+ * connections, builds run one at a time. The whole mirror's duration is stored with each of its
+ * runs (freshness.ts lastMirror). Results are in build order. A shutdown stops it quietly: each
+ * dataset run reached ends `interrupted`; nothing starts after it.
  */
 export async function syncAll(
   deps: SyncDeps,
   opts: SyncOptions & { only?: readonly DatasetName[] },
 ): Promise<SyncResult[]> {
-  const results: SyncResult[] = []
-  for (const spec of DATASETS) {
-    if (opts.only && !opts.only.includes(spec.name)) continue
-    if (opts.signal.aborted) break
-    results.push(await syncDataset(spec, deps, opts))
-  }
+  const specs = DATASETS.filter((s) => !opts.only || opts.only.includes(s.name))
+  if (opts.signal.aborted) return []
+  const parallel = deps.config.sync.parallelDownloads
+  const pool = opts.pool ?? downloadPool(parallel)
+  const buildSlot = opts.buildSlot ?? downloadPool(1)
+  const startedAt = deps.clock().getTime()
+  const t0 = performance.now()
+  const results = await Promise.all(
+    specs.map((spec) => syncDataset(spec, deps, { ...opts, pool, buildSlot })),
+  )
+  const runIds = results.map((r) => r.runId).filter((id): id is number => id !== null)
+  recordMirror(deps.db, runIds, {
+    started_at: new Date(startedAt).toISOString(),
+    finished_at: deps.clock().toISOString(),
+    seconds: Math.round((performance.now() - t0) / 10) / 100,
+    datasets: specs.map((s) => s.name),
+    parallel,
+  })
   return results
 }

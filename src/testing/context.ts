@@ -42,6 +42,10 @@ export async function createTestContext(opts: TestContextOptions = {}) {
     SYNC_ENABLED: 'false',
     LOG_LEVEL: 'silent',
     SAMPLE_DATA_DIR: opts.sampleDir ?? join(dir, 'no-sample'),
+    // fixtures are small: the production floors and delays are tested where they matter
+    SYNC_OOS_MIN_ROWS: '1',
+    SYNC_MIN_FREE_MB: '1',
+    SYNC_STALE_DELAY_MS: '20',
     ...opts.env,
   })
   const deps: Deps = createDeps(config, {

@@ -2,12 +2,15 @@
  * A local stand-in for data.transportation.gov on 127.0.0.1 for sync tests (and a manual
  * FMCSA_BASE_URL target): serves files in the real URL layout
  * (`/api/views/<id>/rows.csv?accessType=DOWNLOAD`, `/download/<id>/text%2Fplain`), answers
- * conditional requests with 304, and can misbehave on demand: 404, 5xx, an HTML page with
- * status 200, an empty body, a truncated body, a stall.
+ * conditional requests with 304, answers the SODA row count (`/resource/<id>.json?$select=count(*)`),
+ * and can misbehave on demand: 404, 5xx, an HTML page with status 200, an empty body, a truncated
+ * body, a chunked body that ends cleanly mid-file, a stall, a slow drip, and answers flagged
+ * `X-SODA2-Data-Out-Of-Date: true` (a stale replica).
  */
 import { createHash } from 'node:crypto'
 import { readdirSync, readFileSync } from 'node:fs'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import Papa from 'papaparse'
 import type { AddressInfo, Socket } from 'node:net'
 import { dirname, join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -33,11 +36,15 @@ export type Failure =
   | { kind: 'truncate'; fraction?: number }
   /** sends the headers and this share of the body (default none), then nothing until closed */
   | { kind: 'stall'; fraction?: number }
+  /** chunked (no Content-Length): this share of the body, then a clean end (default 0.97) */
+  | { kind: 'chunked_cut'; fraction?: number }
+  /** the body `bytes` at a time every `everyMs` (never stalls, never finishes quickly) */
+  | { kind: 'drip'; bytes: number; everyMs: number }
 
 export interface ServedRequest {
   path: string
   id: string | null
-  form: 'rows' | 'text' | null
+  form: 'rows' | 'text' | 'count' | null
   status: number
   headers: Record<string, string | undefined>
 }
@@ -46,6 +53,8 @@ export interface FmcsaServer {
   /** base URL for FMCSA_BASE_URL, e.g. http://127.0.0.1:41234 */
   readonly url: string
   readonly requests: ServedRequest[]
+  /** the most file answers (rows/text) that were in flight at once */
+  readonly maxConcurrent: number
   /** serves `body` for the id (both URL forms); a new body gets a new ETag and Last-Modified */
   set(id: string, body: string | Buffer, opts?: { etag?: string }): void
   remove(id: string): void
@@ -54,6 +63,12 @@ export interface FmcsaServer {
   clear(id?: string): void
   /** served body of an id */
   body(id: string): Buffer | undefined
+  /** the portal's own row count for an id (default: the records of the body); null = no answer */
+  setCount(id: string, count: number | null): void
+  /** the next `times` answers of `what` for the id carry X-SODA2-Data-Out-Of-Date: true */
+  stale(id: string, times: number, what?: 'file' | 'count' | 'both'): void
+  /** X-SODA2-Truth-Last-Modified of the id's answers (default: none) */
+  truth(id: string, at: string | null): void
   close(): Promise<void>
 }
 
@@ -65,6 +80,16 @@ interface Entry {
 
 const HTML_PAGE =
   '<!DOCTYPE html>\n<html><head><title>FMCSA System Maintenance Page</title></head><body>Down for maintenance</body></html>\n'
+
+const IDENT = /^[A-Za-z_][A-Za-z0-9_ ]*$/
+
+/** Records of a CSV body, less a header row (a first row of column names), like count(*). */
+export function recordCount(body: Buffer): number {
+  const rows = Papa.parse<string[]>(body.toString('utf8'), { skipEmptyLines: true }).data
+  const first = rows[0]
+  const header = first !== undefined && first.every((f) => IDENT.test(f))
+  return rows.length - (header ? 1 : 0)
+}
 
 /** Reads `<id>.csv` / `<id>.txt` files of a folder into an id → content map. */
 export function filesOf(dir: string): Record<string, Buffer> {
@@ -81,6 +106,23 @@ export async function startFmcsaServer(
 ): Promise<FmcsaServer> {
   const entries = new Map<string, Entry>()
   const failures = new Map<string, { failure: Failure; times: number }>()
+  const counts = new Map<string, number | null>()
+  const stales = new Map<string, { times: number; what: 'file' | 'count' | 'both' }>()
+  const truths = new Map<string, string | null>()
+  /** whether this answer is flagged stale (and uses up one of the flagged answers) */
+  const staleNow = (id: string, what: 'file' | 'count') => {
+    const st = stales.get(id)
+    if (!st || (st.what !== 'both' && st.what !== what)) return false
+    if (--st.times <= 0) stales.delete(id)
+    return true
+  }
+  const extraHeaders = (id: string, what: 'file' | 'count'): Record<string, string> => {
+    const h: Record<string, string> = {}
+    if (staleNow(id, what)) h['x-soda2-data-out-of-date'] = 'true'
+    const t = truths.get(id)
+    if (t) h['x-soda2-truth-last-modified'] = t
+    return h
+  }
   const requests: ServedRequest[] = []
   const sockets = new Set<Socket>()
   let clock = Date.UTC(2026, 10, 1)
@@ -105,8 +147,32 @@ export async function startFmcsaServer(
     return null
   }
 
+  let inFlight = 0
+  let maxConcurrent = 0
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     const url = req.url ?? ''
+    if (route(url)) {
+      inFlight++
+      maxConcurrent = Math.max(maxConcurrent, inFlight)
+      res.on('close', () => inFlight--)
+    }
+    const cm = /^\/resource\/([a-z0-9]{4}-[a-z0-9]{4})\.json\?\$select=count\(\*\)$/.exec(
+      decodeURIComponent(url),
+    )
+    if (cm?.[1]) {
+      const id = cm[1]
+      const entry = entries.get(id)
+      const n = counts.has(id) ? counts.get(id) : entry ? recordCount(entry.body) : null
+      const status = n === null || n === undefined ? 404 : 200
+      requests.push({ path: url, id, form: 'count', status, headers: {} })
+      if (status === 404)
+        return res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"code":"not_found"}')
+      return res
+        .writeHead(200, { 'content-type': 'application/json', ...extraHeaders(id, 'count') })
+        .end(JSON.stringify([{ count: String(n) }]))
+    }
     const r = route(url)
     const log = (status: number) =>
       requests.push({
@@ -162,6 +228,29 @@ export async function startFmcsaServer(
           else res.flushHeaders()
           return
         }
+        case 'chunked_cut': {
+          const body = entry?.body ?? Buffer.from('DOCKET_NUMBER\n')
+          log(200)
+          res.writeHead(200, { 'content-type': 'text/csv' })
+          return res.end(body.subarray(0, Math.floor(body.length * (failure.fraction ?? 0.97))))
+        }
+        case 'drip': {
+          const body = entry?.body ?? Buffer.from('DOCKET_NUMBER\n')
+          log(200)
+          res.writeHead(200, { 'content-type': 'text/csv', 'content-length': String(body.length) })
+          let at = 0
+          const tick = setInterval(() => {
+            if (res.destroyed) return clearInterval(tick)
+            res.write(body.subarray(at, at + failure.bytes))
+            at += failure.bytes
+            if (at >= body.length) {
+              clearInterval(tick)
+              res.end()
+            }
+          }, failure.everyMs)
+          res.on('close', () => clearInterval(tick))
+          return
+        }
       }
     }
     if (!r || !entry) {
@@ -174,7 +263,11 @@ export async function startFmcsaServer(
       inm !== undefined
         ? inm === entry.etag
         : ims !== undefined && Date.parse(ims) >= Date.parse(entry.lastModified)
-    const headers = { etag: entry.etag, 'last-modified': entry.lastModified }
+    const headers = {
+      etag: entry.etag,
+      'last-modified': entry.lastModified,
+      ...extraHeaders(r.id, 'file'),
+    }
     if (notModified) {
       log(304)
       return res.writeHead(304, headers).end()
@@ -198,12 +291,19 @@ export async function startFmcsaServer(
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    get maxConcurrent() {
+      return maxConcurrent
+    },
     set,
     remove: (id) => void entries.delete(id),
     fail: (id, failure, times = Number.POSITIVE_INFINITY) =>
       void failures.set(id, { failure, times }),
     clear: (id) => (id ? void failures.delete(id) : failures.clear()),
     body: (id) => entries.get(id)?.body,
+    setCount: (id, n) => void counts.set(id, n),
+    stale: (id, times, what = 'file') =>
+      void (times > 0 ? stales.set(id, { times, what }) : stales.delete(id)),
+    truth: (id, at) => void truths.set(id, at),
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy()
