@@ -159,6 +159,11 @@ describe('toBondJson', () => {
       cancellation_date: null,
       status: null,
       docket_number: null,
+      provider: null,
+      minimum: 75_000,
+      meets_minimum: null,
+      pending_cancellation: null,
+      suspension: null,
       history: [],
     })
   })
