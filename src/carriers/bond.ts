@@ -154,7 +154,7 @@ const byRecency = (a: BondFilingJson, b: BondFilingJson) =>
  */
 export function toBondJson(
   ins: InsuranceJson,
-  auth?: Pick<AuthorityJson, 'states'> | null,
+  auth?: Pick<AuthorityJson, 'states'> & Partial<Pick<AuthorityJson, 'pending_suspension'>>,
 ): BondJson {
   const history = ins.filings
     .flatMap((f) => {
@@ -184,7 +184,13 @@ export function toBondJson(
     .map(
       (st): BondSuspensionJson => ({
         state: st.state === 'suspended' ? 'suspended' : 'suspension_pending',
-        effective_date: st.state === 'suspended' ? st.since : null,
+        effective_date:
+          st.state === 'suspended'
+            ? st.since
+            : auth?.pending_suspension?.docket_number === st.docket_number &&
+                auth.pending_suspension.authority_type === st.authority_type
+              ? auth.pending_suspension.effective_date
+              : null,
         reason: st.reason ?? 'other',
         docket_number: st.docket_number,
         authority_type: st.authority_type === 'forwarder' ? 'forwarder' : 'broker',

@@ -66,7 +66,16 @@ const isCurrent = (f: Filing) => f.status === 'active' || f.status === 'pending_
  * whose cancellation is not yet effective) and the filing history, deduplicated (§4.1).
  */
 function filingsOf(g: Gathered, today: string): Filing[] {
-  const motusPolicies = g.policies.filter((p) => p.source === 'motus')
+  // Motus allows duplicate rows (no unique business key): one filing per docket, form, policy,
+  // insurer, amount and effective date
+  const once = new Set<string>()
+  const motusPolicies = g.policies.filter((p) => {
+    if (p.source !== 'motus') return false
+    const id = [dkey(p), p.form, p.policy_key, p.insurer, p.max_cov, p.effective_date].join('|')
+    if (once.has(id)) return false
+    once.add(id)
+    return true
+  })
   const current = [
     ...motusPolicies,
     ...g.policies.filter(

@@ -70,6 +70,13 @@ describe('BI&PD on file from the Motus filings', () => {
       cargo_on_file: 100_000,
       policy_no: 'PR-81',
     })
+    // the excess layer filed twice (`XS-81`, `XS 81`) is listed once
+    expect(l.insurance.filings.map((f) => [f.form, f.policy_no, f.status])).toEqual([
+      ['BMC-91X', 'PR-81', 'active'],
+      ['BMC-91X', 'XS-81', 'active'],
+      ['BMC-34', 'CG-81', 'active'],
+      ['BMC-84', 'BD-81', 'active'],
+    ])
   })
 
   test('no filing data: Motus Carrier BIPD_FILE, `750.00` read as thousands with cents', () => {
