@@ -181,21 +181,19 @@ export function toBondJson(
         (st.authority_type === 'broker' || st.authority_type === 'forwarder') &&
         (st.state === 'suspended' || st.state === 'suspension_pending'),
     )
-    .map(
-      (st): BondSuspensionJson => ({
-        state: st.state === 'suspended' ? 'suspended' : 'suspension_pending',
-        effective_date:
-          st.state === 'suspended'
-            ? st.since
-            : auth?.pending_suspension?.docket_number === st.docket_number &&
-                auth.pending_suspension.authority_type === st.authority_type
-              ? auth.pending_suspension.effective_date
-              : null,
-        reason: st.reason ?? 'other',
-        docket_number: st.docket_number,
-        authority_type: st.authority_type === 'forwarder' ? 'forwarder' : 'broker',
-      }),
-    )[0]
+    .map((st): BondSuspensionJson => ({
+      state: st.state === 'suspended' ? 'suspended' : 'suspension_pending',
+      effective_date:
+        st.state === 'suspended'
+          ? st.since
+          : auth?.pending_suspension?.docket_number === st.docket_number &&
+              auth.pending_suspension.authority_type === st.authority_type
+            ? auth.pending_suspension.effective_date
+            : null,
+      reason: st.reason ?? 'other',
+      docket_number: st.docket_number,
+      authority_type: st.authority_type === 'forwarder' ? 'forwarder' : 'broker',
+    }))[0]
   return {
     on_file: onFile,
     required: ins.bond_required,

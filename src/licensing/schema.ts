@@ -44,7 +44,10 @@ export const PendingSuspensionJson = z.object({
   reason: SuspensionReason,
   authority_type: AuthorityStateJson.shape.authority_type,
   docket_number: z.string(),
-  order_type: z.string().nullable().meta({ description: 'the order as published (ORDER1_TYPE_DESC)' }),
+  order_type: z
+    .string()
+    .nullable()
+    .meta({ description: 'the order as published (ORDER1_TYPE_DESC)' }),
   days_until: z.number().int(),
 })
 export type PendingSuspensionJson = z.infer<typeof PendingSuspensionJson>
@@ -100,13 +103,10 @@ export type FilingJson = z.infer<typeof FilingJson>
 export const InsuranceJson = z.object({
   bond_on_file: z.number().nullable(),
   bipd_on_file: z.number().nullable(),
-  bipd_on_file_source: z
-    .enum(['filings', 'carrier_file', 'legacy_baseline'])
-    .nullable()
-    .meta({
-      description:
-        'where bipd_on_file comes from: filings (sum of the current Motus BMC-91/91X layers), carrier_file (Motus Carrier BIPD_FILE, only when the company has no BI&PD filing data), legacy_baseline (frozen L&I figure, only for companies with no Motus activity)',
-    }),
+  bipd_on_file_source: z.enum(['filings', 'carrier_file', 'legacy_baseline']).nullable().meta({
+    description:
+      'where bipd_on_file comes from: filings (sum of the current Motus BMC-91/91X layers), carrier_file (Motus Carrier BIPD_FILE, only when the company has no BI&PD filing data), legacy_baseline (frozen L&I figure, only for companies with no Motus activity)',
+  }),
   cargo_on_file: z.number().nullable(),
   bipd_required: z.number().nullable(),
   bond_required: z.boolean().nullable(),

@@ -208,8 +208,7 @@ export function authorityStates(
 function overrideLetter(a: DocketAuthority, family: Family): void {
   if (family === 'forwarder') {
     if (a.docket.prefix === 'FF')
-      for (const key of ['common', 'contract', 'broker'] as const)
-        if (a[key] === 'A') a[key] = 'I'
+      for (const key of ['common', 'contract', 'broker'] as const) if (a[key] === 'A') a[key] = 'I'
     if (a.forwarder === 'A') a.forwarder = 'I'
   } else if (family === 'broker') a.broker = 'I'
   else {
