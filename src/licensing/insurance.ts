@@ -244,9 +244,9 @@ function bipdOnFile(
   onFile: readonly OnFile[],
   today: string,
 ): { amount: number | null; source: BipdSource | null } {
-  const motusBipd =
-    g.policies.some((p) => p.source === 'motus' && p.ins_type === 1) ||
-    g.hist.some((h) => h.source === 'motus' && h.ins_type === 1)
+  const bipdRow = (p: { source: string; ins_type: number | null; form: string | null }) =>
+    p.source === 'motus' && p.ins_type === 1 && BIPD_FORMS.has(`BMC-${p.form ?? ''}`)
+  const motusBipd = g.policies.some(bipdRow) || g.hist.some(bipdRow)
   if (motusBipd) return { amount: bipdFromFilings(current, today), source: 'filings' }
   const amount = maxOf(onFile.map((o) => o.bipd))
   if (g.motus.size > 0) return { amount, source: amount === null ? null : 'carrier_file' }
