@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type { Clock } from '../clock.ts'
 import type { Sqlite } from './open.ts'
-import { removeDbFile } from './open.ts'
+import { cached, removeDbFile } from './open.ts'
 import type { BuildStats, Channel, DatasetName } from './names.ts'
 
 export interface VersionRow {
@@ -173,4 +173,13 @@ export function rollbackVersion(
     )
   }).immediate()
   return prev
+}
+
+/**
+ * When a sync run last found the regulator's file of `dataset` unchanged (ms), or null: the active
+ * version was confirmed current then, though it was activated earlier.
+ */
+export function lastUnchangedAt(db: Sqlite, dataset: DatasetName): number | null {
+  const sql = `SELECT max(finished_at) AS at FROM sync_runs WHERE dataset = ? AND status = 'unchanged'`
+  return (cached(db, sql).get(dataset) as { at: number | null } | undefined)?.at ?? null
 }
