@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { isoDate } from './clock.ts'
 import { CENSUS_FILE_ID } from './census/census.ts'
 import { backgroundJobs } from './serve.ts'
 import { carrierRow, writeCensus, type CensusFields } from './testing/census-fixture.ts'
@@ -40,6 +41,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
+/** the monitor's snapshot key: the live version and the day (clock-driven facts, issue 12) */
+const liveKey = () => `${ctx.deps.datasets.view('live').versionKey}@${isoDate(ctx.clock())}`
 const snapshotKeys = () =>
   ctx.deps.db.prepare('SELECT version_key AS k FROM watch_snapshots').all() as { k: string }[]
 const carrierEvents = () =>
@@ -63,7 +66,7 @@ describe('scheduled sync → watchlist comparison', () => {
 
     // first activation: the watched carrier is seen for the first time (snapshot, no event)
     expect(await job.run(AbortSignal.timeout(20_000))).toMatchObject({ status: 'activated' })
-    expect(snapshotKeys()).toEqual([{ k: ctx.deps.datasets.view('live').versionKey }])
+    expect(snapshotKeys()).toEqual([{ k: liveKey() }])
     expect(carrierEvents()).toHaveLength(0)
 
     // the portal publishes a change to the watched carrier; the next scheduled run reports it
@@ -79,6 +82,6 @@ describe('scheduled sync → watchlist comparison', () => {
       // the server wires checks/ into the monitor: the account has no checks of it
       checks: [],
     })
-    expect(snapshotKeys()).toEqual([{ k: ctx.deps.datasets.view('live').versionKey }])
+    expect(snapshotKeys()).toEqual([{ k: liveKey() }])
   })
 })

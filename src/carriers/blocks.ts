@@ -18,12 +18,16 @@ export const emptyAuthority = (): AuthorityJson => ({
   pending_application: null,
   revocation_pending: null,
   history: [],
+  states: [],
+  pending_suspension: null,
+  age_days: null,
   source: null,
 })
 
 export const emptyInsurance = (): InsuranceJson => ({
   bond_on_file: null,
   bipd_on_file: null,
+  bipd_on_file_source: null,
   cargo_on_file: null,
   bipd_required: null,
   bond_required: null,

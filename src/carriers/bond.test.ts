@@ -146,6 +146,56 @@ describe('toBondJson', () => {
     })
   })
 
+  test('a BMC-85 trust fund below the $75,000 minimum, and a pending suspension of the broker', () => {
+    const b = toBondJson(
+      ins({
+        filings: [filing({ form: 'BMC-85', insurer: 'TRUST PROVIDER CO', max_coverage: 50_000 })],
+      }),
+      {
+        states: [
+          {
+            docket_number: 'MC-100002',
+            authority_type: 'carrier',
+            state: 'suspended',
+            since: '2026-01-01',
+            reason: 'insurance',
+          },
+          {
+            docket_number: 'MC-100002',
+            authority_type: 'broker',
+            state: 'suspension_pending',
+            since: '2026-11-01',
+            reason: 'bond_drawdown',
+          },
+        ],
+        pending_suspension: {
+          effective_date: '2026-12-01',
+          reason: 'bond_drawdown',
+          authority_type: 'broker',
+          docket_number: 'MC-100002',
+          order_type: 'SUSPENSION',
+          days_until: 16,
+        },
+      },
+    )
+    expect(b).toMatchObject({
+      type: 'trust_fund',
+      form: 'BMC-85',
+      provider: 'TRUST PROVIDER CO',
+      amount: 50_000,
+      minimum: 75_000,
+      meets_minimum: false,
+      pending_cancellation: null,
+      // the carrier's suspension is not the broker security's
+      suspension: {
+        state: 'suspension_pending',
+        effective_date: '2026-12-01',
+        reason: 'bond_drawdown',
+        authority_type: 'broker',
+      },
+    })
+  })
+
   test('nothing known → on_file null, every field null', () => {
     expect(toBondJson(emptyInsurance())).toEqual({
       on_file: null,
@@ -159,6 +209,11 @@ describe('toBondJson', () => {
       cancellation_date: null,
       status: null,
       docket_number: null,
+      provider: null,
+      minimum: 75_000,
+      meets_minimum: null,
+      pending_cancellation: null,
+      suspension: null,
       history: [],
     })
   })

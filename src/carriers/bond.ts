@@ -5,7 +5,12 @@
 import { z } from 'zod'
 import { MetaJson, type CarrierJson } from './schema.ts'
 import { CrosscheckJson } from '../crosscheck/schema.ts'
-import { FilingJson, InsuranceJson } from '../licensing/schema.ts'
+import {
+  FilingJson,
+  InsuranceJson,
+  SuspensionReason,
+  type AuthorityJson,
+} from '../licensing/schema.ts'
 import { EntityType } from '../fields.ts'
 
 const date = z
@@ -38,6 +43,18 @@ export const BondFilingJson = z.object({
 })
 export type BondFilingJson = z.infer<typeof BondFilingJson>
 
+/** 49 CFR 387.307: a broker's or forwarder's surety bond or trust fund of at least $75,000. */
+export const BROKER_SECURITY_MINIMUM = 75_000
+
+export const BondSuspensionJson = z.object({
+  state: z.enum(['suspended', 'suspension_pending']),
+  effective_date: date,
+  reason: SuspensionReason,
+  docket_number: z.string(),
+  authority_type: z.enum(['broker', 'forwarder']),
+})
+export type BondSuspensionJson = z.infer<typeof BondSuspensionJson>
+
 /** The bond on file: the current BMC-84/85 filing, else the latest one, else on-file facts only. */
 export const BondJson = z.object({
   on_file: z.boolean().nullable().meta({
@@ -54,6 +71,23 @@ export const BondJson = z.object({
   cancellation_date: date,
   status: FilingJson.shape.status.nullable(),
   docket_number: z.string().nullable(),
+  provider: z.string().nullable().meta({
+    description: 'the surety company (BMC-84 surety bond) or the trust fund provider (BMC-85)',
+  }),
+  minimum: z.number().meta({
+    description: 'the minimum security a broker or forwarder must file (49 CFR 387.307): $75,000',
+  }),
+  meets_minimum: z.boolean().nullable().meta({
+    description: 'amount ≥ minimum; null when no amount is published',
+  }),
+  pending_cancellation: z
+    .object({ cancellation_date: date, docket_number: z.string().nullable() })
+    .nullable()
+    .meta({ description: 'the shown bond or trust fund is cancelled from this date' }),
+  suspension: BondSuspensionJson.nullable().meta({
+    description:
+      'broker or forwarder authority suspended, or to be suspended, e.g. for a security drawdown (reason bond_drawdown)',
+  }),
   /** every BMC-84/85 filing on record, newest first */
   history: z.array(BondFilingJson),
 })
@@ -118,7 +152,10 @@ const byRecency = (a: BondFilingJson, b: BondFilingJson) =>
  * pending cancellation, then the latest effective), else the latest filing of any status; with no
  * filing at all it carries only the on-file amount or flag. Never invents the $75,000 minimum.
  */
-export function toBondJson(ins: InsuranceJson): BondJson {
+export function toBondJson(
+  ins: InsuranceJson,
+  auth?: Pick<AuthorityJson, 'states'> & Partial<Pick<AuthorityJson, 'pending_suspension'>>,
+): BondJson {
   const history = ins.filings
     .flatMap((f) => {
       const kind = bondForm(f)
@@ -137,18 +174,46 @@ export function toBondJson(ins: InsuranceJson): BondJson {
     : onFileFact
       ? ins.bond_on_file
       : null
+  const shownAmount = amount !== null && amount > 0 ? amount : null
+  const suspension = (auth?.states ?? [])
+    .filter(
+      (st) =>
+        (st.authority_type === 'broker' || st.authority_type === 'forwarder') &&
+        (st.state === 'suspended' || st.state === 'suspension_pending'),
+    )
+    .map((st): BondSuspensionJson => ({
+      state: st.state === 'suspended' ? 'suspended' : 'suspension_pending',
+      effective_date:
+        st.state === 'suspended'
+          ? st.since
+          : auth?.pending_suspension?.docket_number === st.docket_number &&
+              auth.pending_suspension.authority_type === st.authority_type
+            ? auth.pending_suspension.effective_date
+            : null,
+      reason: st.reason ?? 'other',
+      docket_number: st.docket_number,
+      authority_type: st.authority_type === 'forwarder' ? 'forwarder' : 'broker',
+    }))[0]
   return {
     on_file: onFile,
     required: ins.bond_required,
     type: shown?.type ?? null,
     form: shown?.form ?? null,
-    amount: amount !== null && amount > 0 ? amount : null,
+    amount: shownAmount,
     surety: shown?.surety ?? null,
     bond_number: shown?.bond_number ?? null,
     effective_date: shown?.effective_date ?? null,
     cancellation_date: shown?.cancellation_date ?? null,
     status: shown?.status ?? null,
     docket_number: shown?.docket_number ?? null,
+    provider: shown?.surety ?? null,
+    minimum: BROKER_SECURITY_MINIMUM,
+    meets_minimum: shownAmount === null ? null : shownAmount >= BROKER_SECURITY_MINIMUM,
+    pending_cancellation:
+      shown?.status === 'pending_cancellation'
+        ? { cancellation_date: shown.cancellation_date, docket_number: shown.docket_number }
+        : null,
+    suspension: suspension ?? null,
     history,
   }
 }
@@ -160,7 +225,7 @@ export function toBondResponseJson(json: CarrierJson): BondResponseJson {
     mc_number: json.mc_number,
     legal_name: json.legal_name,
     entity_type: json.entity_type,
-    bond: toBondJson(json.insurance),
+    bond: toBondJson(json.insurance, json.authority),
     insurance: json.insurance,
     ...(json.crosscheck ? { crosscheck: json.crosscheck } : {}),
     meta: json.meta,

@@ -113,6 +113,19 @@ describe('evaluation', () => {
     expect(evaluateRule(r, { authority: 'x' }, TODAY).result).toBe('review')
   })
 
+  test('is_null: no pending suspension passes, an order due fails, a field not supplied is missing', () => {
+    const r = rule({
+      id: 'n',
+      description: 'N',
+      require: { field: 'authority.pending_suspension', op: 'is_null' },
+      otherwise: 'fail',
+    })
+    const with_ = (v: unknown) => ({ authority: { pending_suspension: v } })
+    expect(evaluateRule(r, with_(null), TODAY).result).toBe('pass')
+    expect(evaluateRule(r, with_({ effective_date: '2026-11-16' }), TODAY).result).toBe('fail')
+    expect(evaluateRule(r, { authority: {} }, TODAY).result).toBe('review')
+  })
+
   test('any/all, when, days_since, ne and in', () => {
     const anyAuth = rule({
       id: 'a',

@@ -57,6 +57,7 @@ const OP_TEXT: Record<Condition['op'], string> = {
   not_in: 'none of',
   is_true: 'true',
   is_false: 'false',
+  is_null: 'null (none)',
   present: 'present',
   contains: 'containing',
   days_since_gte: 'at least',
@@ -82,6 +83,7 @@ function judge(
   // scalars only: a whole block (a `present` test on contact_check.phone) is in the document already
   if (v === null || typeof v !== 'object') observed[c.field] = v
   if (c.op === 'present') return v === null || v === undefined ? 'false' : 'true'
+  if (c.op === 'is_null') return v === null || v === undefined ? 'true' : 'false'
   if (v === null || v === undefined) return 'missing'
   const ok = (b: boolean): Judged => (b ? 'true' : 'false')
   const want = c.value

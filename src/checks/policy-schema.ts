@@ -25,6 +25,7 @@ export const OPS = [
   'not_in',
   'is_true',
   'is_false',
+  'is_null',
   'present',
   'contains',
   'days_since_gte',
@@ -34,7 +35,7 @@ export type Op = (typeof OPS)[number]
 
 const NUMERIC: readonly Op[] = ['gt', 'gte', 'lt', 'lte', 'days_since_gte', 'days_since_lte']
 const LIST: readonly Op[] = ['in', 'not_in']
-const NO_VALUE: readonly Op[] = ['is_true', 'is_false', 'present']
+const NO_VALUE: readonly Op[] = ['is_true', 'is_false', 'is_null', 'present']
 
 /** A dotted path into the evaluated document: the record's blocks and `contact_check`. */
 const FieldPath = z
@@ -157,7 +158,8 @@ export const BUNDLED_POLICY: PolicyDocument = {
     {
       id: 'no_pending_suspension',
       description: 'No suspension of the authority pending',
-      require: { field: 'authority.pending_suspension', op: 'is_false' },
+      // an object {effective_date, reason, …} when an order is due, else null (issue 12)
+      require: { field: 'authority.pending_suspension', op: 'is_null' },
       otherwise: 'fail',
       missing: 'review',
     },

@@ -71,7 +71,7 @@ describe('carrier-verify sync', () => {
       expect.arrayContaining(['census', 'legacy', 'motus']),
     )
     expect(status.find((s) => s.dataset === 'legacy')).toMatchObject({
-      active: { version: expect.any(Number), rows: 187, as_of: '2026-05-14' },
+      active: { version: expect.any(Number), rows: 188, as_of: '2026-05-14' },
       last_run: { status: 'activated', trigger: 'cli' },
       last_error: null,
       running: false,
@@ -80,7 +80,7 @@ describe('carrier-verify sync', () => {
     expect(text.stdout).toMatch(/^serving: nothing/m)
     expect(text.stdout).toMatch(/^sync: disabled/m)
     expect(text.stdout).toMatch(/^dataset\s+version\s+rows\s+as_of/m)
-    expect(text.stdout).toMatch(/legacy\s+\d+\s+187\s+2026-05-14/)
+    expect(text.stdout).toMatch(/legacy\s+\d+\s+188\s+2026-05-14/)
   })
 
   test('sync status: the mirror serving with its as-of, an error on one line (in full in --json)', async () => {

@@ -56,6 +56,11 @@ describe('normalisation', () => {
     expect(N.motusMoney('5000.00', 'other')).toBe(5000)
     expect(N.motusMoney('75', 'other')).toBe(75_000)
     expect(N.motusMoney('75000', 'other')).toBe(75_000)
+    // thousands with cents (issue 12): read as thousands
+    expect(N.motusMoney('750.00', 'bipd')).toBe(750_000)
+    expect(N.motusMoney('1000.00', 'bipd')).toBe(1_000_000)
+    expect(N.motusMoney('75.00', 'other')).toBe(75_000)
+    expect(N.motusMoney('0.00', 'bipd')).toBe(0)
   })
 
   test('phones, zips, emails, flags', () => {

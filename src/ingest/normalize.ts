@@ -162,8 +162,9 @@ export function thousands(v: string | undefined | null): number | null {
 }
 
 /**
- * Motus money: the unit is uncertain (FMCSA-DATA §3.3). A decimal point means dollars; otherwise
- * BIPD < 100000 or cargo/bond < 1000 means thousands; anything else dollars.
+ * Motus money: the unit is uncertain (FMCSA-DATA §3.3). BIPD < 100000 or cargo/bond < 1000 means
+ * thousands, with or without cents (`750.00` = $750,000: no BI&PD filing is for $750); anything
+ * else dollars (`750000.00`, the form seen live).
  */
 export function motusMoney(v: string | undefined | null, kind: 'bipd' | 'other'): number | null {
   if (v === undefined || v === null) return null
@@ -171,7 +172,8 @@ export function motusMoney(v: string | undefined | null, kind: 'bipd' | 'other')
   if (t === '') return null
   const n = decimal(t)
   if (n === null) return null
-  if (t.includes('.')) return Math.round(n)
+  // below the threshold the value is thousands, with or without cents (`750` and `750.00` are
+  // both $750,000 of BI&PD); 0 stays 0
   if (kind === 'bipd' ? n < 100_000 : n < 1_000) return Math.round(n * 1000)
   return Math.round(n)
 }

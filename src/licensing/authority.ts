@@ -12,6 +12,8 @@ import {
   type MotusAuthRow,
   type Src,
 } from './lookup.ts'
+import { eventKind } from './tables.ts'
+import { daysBetween } from '../dates.ts'
 
 export type Letter = 'A' | 'I' | 'N'
 
@@ -25,8 +27,8 @@ export const best = (letters: readonly (string | null | undefined)[]): Letter | 
   }
   return out
 }
-const CARRIER_KINDS = new Set(['carrier', 'common', 'contract'])
-const sameFamily = (a: string, b: string) =>
+export const CARRIER_KINDS = new Set(['carrier', 'common', 'contract'])
+export const sameFamily = (a: string, b: string) =>
   a === b || (CARRIER_KINDS.has(a) && CARRIER_KINDS.has(b) && (a === 'carrier' || b === 'carrier'))
 
 /** Motus OP_AUTH_STATUS → letter (FMCSA-DATA.md §3.5). Withdrawn is I only if it was ever granted. */
@@ -131,7 +133,7 @@ export function docketAuthority(g: Gathered, d: DocketRow, today: string): Docke
   }
 }
 
-interface Revocation {
+export interface Revocation {
   docket: DocketRow
   authority: string
   date: string | null
@@ -140,9 +142,11 @@ interface Revocation {
   /** entries from a revocation file carry the precise type (INVOLUNTARY …) */
   precise: boolean
   sources: Set<Src>
+  /** every action text merged into this entry (an AuthHist REASON can name the cause) */
+  texts?: string[]
 }
 
-interface Reinstatement {
+export interface Reinstatement {
   docket: DocketRow
   authority: string
   date: string
@@ -150,23 +154,39 @@ interface Reinstatement {
 
 const refDate = (r: Revocation) => r.date ?? r.serve ?? ''
 
+/** Days within which an order file entry and an AuthHist entry are the same action (a peer's ±45). */
+export const SAME_ACTION_DAYS = 45
+
+/**
+ * The same action published twice: once in an order file (RevokeSuspend, legacy Revocation:
+ * `precise`) and once in AuthHist, of the same kind (revocation or suspension), dated within
+ * SAME_ACTION_DAYS of each other (the order's effective date vs the status change date).
+ */
+function sameAction(a: Revocation, b: Revocation): boolean {
+  if (a.precise === b.precise || a.date === null || b.date === null) return false
+  const kind = (r: Revocation) => (eventKind(r.type) === 'suspended' ? 'suspended' : 'revoked')
+  return kind(a) === kind(b) && Math.abs(daysBetween(a.date, b.date)) <= SAME_ACTION_DAYS
+}
+
 /**
  * Every revocation in effect by `today` (merged per docket, authority family and effective date,
  * oldest first) and every reinstatement, from the revocation files and the authority events.
  */
-function revocationEvents(g: Gathered, today: string) {
+export function revocationEvents(g: Gathered, today: string) {
   const revocations: Revocation[] = []
   const reinstatements: Reinstatement[] = []
   const add = (r: Revocation) => {
+    r.texts = r.type ? [r.type] : []
     const same = revocations.find(
       (x) =>
         dkey(x.docket) === dkey(r.docket) &&
         sameFamily(x.authority, r.authority) &&
         (x.date !== null && r.date !== null
-          ? x.date === r.date
+          ? x.date === r.date || sameAction(x, r)
           : x.date === null && r.date === null && x.serve === r.serve),
     )
     if (!same) return void revocations.push(r)
+    same.texts = [...(same.texts ?? []), ...r.texts]
     for (const s of r.sources) same.sources.add(s)
     same.serve ??= r.serve
     if (CARRIER_KINDS.has(r.authority) && same.authority === 'carrier') same.authority = r.authority
@@ -337,6 +357,9 @@ export function authorityBlock(
     pending_application: pendings.length ? pendings.includes(true) : null,
     revocation_pending: revPendings.length ? revPendings.includes(true) : null,
     history,
+    states: [],
+    pending_suspension: null,
+    age_days: null,
     source: perDocket.some((a) => a.source === 'motus')
       ? 'motus'
       : perDocket.some((a) => a.source === 'legacy')

@@ -53,7 +53,7 @@ describe('legacy L&I build', () => {
     expect(r.status).toBe('activated')
     if (r.status !== 'activated') return
     expect(r.stats.files).toMatchObject({
-      '6eyk-hxee': { rows: 11, rejects: 0 }, // header row skipped
+      '6eyk-hxee': { rows: 12, rejects: 0 }, // header row skipped
       '6sqe-dvqs': { rows: 5, rejects: 0 }, // read from nzpz-e5xn.txt (no header)
       'sa6p-acbp': { rows: 151, rejects: 0 }, // the real 2024 sample plus one row
     })
@@ -146,14 +146,20 @@ describe('Motus build', () => {
     const r = await build('motus')
     if (r.status !== 'activated') throw new Error(JSON.stringify(r))
     expect(r.stats.files).toMatchObject({
-      'inys-ebih': { rows: 7, rejects: 0 },
-      'c5y8-a4uz': { rows: 6, rejects: 0 },
+      'inys-ebih': { rows: 15, rejects: 0 },
+      'c5y8-a4uz': { rows: 13, rejects: 0 },
       'nakq-58th': { rows: 2, rejects: 0 },
     })
     expect(r.stats.notes).toMatchObject({
       'motus.money_dollars_with_cents': expect.any(Number),
       'motus.money_read_as_thousands': expect.any(Number),
+      // `750.00` on a BI&PD amount (issue 12): thousands with cents, counted apart
+      'motus.money_thousands_with_cents': 2,
     })
+    const k = db('motus')
+      .prepare(`SELECT min_cov, bipd_file FROM authorities WHERE prefix = 'MC' AND number = 100083`)
+      .get()
+    expect(k).toEqual({ min_cov: 750_000, bipd_file: 750_000 })
     const p = db('motus')
       .prepare(`SELECT form, ins_type, max_cov, underlying FROM policies WHERE policy_no = 'B 222'`)
       .get()

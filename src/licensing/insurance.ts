@@ -66,7 +66,16 @@ const isCurrent = (f: Filing) => f.status === 'active' || f.status === 'pending_
  * whose cancellation is not yet effective) and the filing history, deduplicated (§4.1).
  */
 function filingsOf(g: Gathered, today: string): Filing[] {
-  const motusPolicies = g.policies.filter((p) => p.source === 'motus')
+  // Motus allows duplicate rows (no unique business key): one filing per docket, form, policy,
+  // insurer, amount and effective date
+  const once = new Set<string>()
+  const motusPolicies = g.policies.filter((p) => {
+    if (p.source !== 'motus') return false
+    const id = [dkey(p), p.form, p.policy_key, p.insurer, p.max_cov, p.effective_date].join('|')
+    if (once.has(id)) return false
+    once.add(id)
+    return true
+  })
   const current = [
     ...motusPolicies,
     ...g.policies.filter(
@@ -188,6 +197,63 @@ function onFileOf(g: Gathered, current: readonly Filing[]): OnFile[] {
   })
 }
 
+/** Forms whose BI&PD counts towards `bipd_on_file` (BMC-91 and BMC-91X; never 34, 84 or 85). */
+const BIPD_FORMS = new Set(['BMC-91', 'BMC-91X'])
+
+/**
+ * BI&PD on file from the current Motus BMC-91/91X filings (issue 12, FMCSA-DATA.md §10): each
+ * filing is one layer of `MAX_COV_AMOUNT` (an excess filing's amount is its own layer, written
+ * above its `UNDERL_LIM_AMOUNT`), layers add up, one amount per (policy number, insurer, amount).
+ * Only filings in force today count; a primary filing with a pending cancellation is left out
+ * when another primary is active (the replaced policy winding down, not a second layer).
+ */
+function bipdFromFilings(current: readonly Filing[], today: string): number {
+  const layers = current.filter(
+    (f) =>
+      f.source === 'motus' &&
+      f.insType === 1 &&
+      BIPD_FORMS.has(f.form ?? '') &&
+      (f.effective_date === null || f.effective_date <= today),
+  )
+  const primary = (f: Filing) => f.classCode !== 'E'
+  const activePrimary = layers.some((f) => primary(f) && f.status === 'active')
+  const seen = new Set<string>()
+  let total = 0
+  for (const f of layers) {
+    if (activePrimary && primary(f) && f.status === 'pending_cancellation') continue
+    const amount = f.max_coverage ?? 0
+    const id = [f.key ?? f.policy_no ?? '', (f.insurer ?? '').toUpperCase(), amount].join('|')
+    if (seen.has(id)) continue
+    seen.add(id)
+    total += amount
+  }
+  return total
+}
+
+export type BipdSource = 'filings' | 'carrier_file' | 'legacy_baseline'
+
+/**
+ * `bipd_on_file` and where it came from: the Motus BI&PD filings when the company has any (current
+ * or in Motus InsHist), else the Motus Carrier `BIPD_FILE` (which can read 0 on every row of a
+ * carrier with $1M on file), else — only for a company with no Motus activity at all — the frozen
+ * legacy baseline (thousands at import).
+ */
+function bipdOnFile(
+  g: Gathered,
+  current: readonly Filing[],
+  onFile: readonly OnFile[],
+  today: string,
+): { amount: number | null; source: BipdSource | null } {
+  const bipdRow = (p: { source: string; ins_type: number | null; form: string | null }) =>
+    p.source === 'motus' && p.ins_type === 1 && BIPD_FORMS.has(`BMC-${p.form ?? ''}`)
+  const motusBipd = g.policies.some(bipdRow) || g.hist.some(bipdRow)
+  if (motusBipd) return { amount: bipdFromFilings(current, today), source: 'filings' }
+  const amount = maxOf(onFile.map((o) => o.bipd))
+  if (g.motus.size > 0) return { amount, source: amount === null ? null : 'carrier_file' }
+  if (g.used.motus) return { amount: null, source: null }
+  return { amount, source: amount === null ? null : 'legacy_baseline' }
+}
+
 /** The largest published amount (a 0 is "not published") of some policies. */
 const publishedMax = (fs: readonly Filing[]) =>
   maxOf(fs.map((f) => ((f.max_coverage ?? 0) > 0 ? f.max_coverage : null)))
@@ -207,7 +273,8 @@ export function insuranceBlock(
   const onFile = onFileOf(g, current)
   const cargoPolicies = current.filter((f) => f.insType === 2)
   const bondPolicies = current.filter((f) => f.insType === 3 || f.insType === 4)
-  const bipdOnFile = maxOf(onFile.map((o) => o.bipd))
+  const bipd = bipdOnFile(g, current, onFile, today)
+  const bipdOnFileAmount = bipd.amount
   const cargoFlag = flagOf(onFile.map((o) => o.cargoFile))
   const bondFlag = flagOf(onFile.map((o) => o.bondFile))
   const rep = representative(filings, opts.carrierSummary)
@@ -221,7 +288,8 @@ export function insuranceBlock(
   const knownOrFiled = opts.known || filings.length > 0
   return {
     bond_on_file: publishedMax(bondPolicies),
-    bipd_on_file: bipdOnFile,
+    bipd_on_file: bipdOnFileAmount,
+    bipd_on_file_source: bipd.source,
     cargo_on_file: publishedMax(cargoPolicies),
     bipd_required: maxOf(onFile.map((o) => o.required)),
     bond_required: flagOf(onFile.map((o) => o.bondReq)),
@@ -234,7 +302,7 @@ export function insuranceBlock(
     effective_date: rep?.effective_date ?? null,
     expiry_date: expiry,
     insurance_filed:
-      current.length > 0 || (bipdOnFile ?? 0) > 0 || cargoFiled === true || bondFiled === true
+      current.length > 0 || (bipdOnFileAmount ?? 0) > 0 || cargoFiled === true || bondFiled === true
         ? true
         : knownOrFiled
           ? false

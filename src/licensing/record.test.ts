@@ -166,7 +166,12 @@ describe('authority and insurance from the legacy baseline and Motus', () => {
       source: 'motus',
     })
     // whole numbers below the thresholds are thousands (FMCSA-DATA.md §3.3)
-    expect(l.insurance).toMatchObject({ bipd_on_file: 750_000, coverage_amount: 1_000_000 })
+    // bipd_on_file from the BMC-91X filing (`1000` = $1M), not BIPD_FILE (`750`)
+    expect(l.insurance).toMatchObject({
+      bipd_on_file: 1_000_000,
+      bipd_on_file_source: 'filings',
+      coverage_amount: 1_000_000,
+    })
     expect(l.asOf).toEqual({ motus: TODAY, legacy: null })
     expect(l.legalName).toBe('FOXTROT NEW CARRIER LLC')
     expect(l.mailingAddress).toEqual({

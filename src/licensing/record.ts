@@ -16,6 +16,7 @@ import {
   type Letter,
 } from './authority.ts'
 import { insuranceBlock } from './insurance.ts'
+import { ageDays, authorityStates } from './states.ts'
 import { dkey, display, gather, type DocketRow, type Gathered } from './lookup.ts'
 
 /** Roles the licensing data proves: 'active' authority, 'inactive' (held before), or null (never). */
@@ -125,8 +126,14 @@ export function getLicensing(view: DataView, dot: number, today: string): Licens
   if (g.dockets.size === 0) return null
 
   const perDocket = [...g.dockets.values()].map((d) => docketAuthority(g, d, today))
+  const asOf = { motus: motus?.asOf ?? null, legacy: legacy?.asOf ?? null }
+  // states first: an order in effect since the file was published turns a letter to I
+  const { states, pendingSuspension } = authorityStates(g, perDocket, asOf, today)
   const letters = authorityLetters(perDocket)
   const authority = authorityBlock(g, perDocket, letters, today)
+  authority.states = states
+  authority.pending_suspension = pendingSuspension
+  authority.age_days = ageDays(authority.granted_date, today)
   const insurance = insuranceBlock(
     g,
     {

@@ -13,6 +13,45 @@ export const RevocationJson = z.object({
 })
 export type RevocationJson = z.infer<typeof RevocationJson>
 
+export const SuspensionReason = z.enum(['insurance', 'bond_drawdown', 'other']).meta({
+  description:
+    'insurance: a required insurance, bond or trust filing was cancelled; bond_drawdown: a broker or forwarder financial security drawn down below the minimum; other: anything else',
+})
+export type SuspensionReason = z.infer<typeof SuspensionReason>
+
+export const AuthorityStateJson = z.object({
+  docket_number: z.string(),
+  authority_type: z.enum(['carrier', 'broker', 'forwarder']),
+  state: z.enum([
+    'active',
+    'pending',
+    'inactive',
+    'suspension_pending',
+    'suspended',
+    'revoked',
+    'reinstated',
+  ]),
+  since: date.meta({
+    description:
+      'effective date of the suspension, revocation or reinstatement; serve date of a pending suspension order; null for plain active, inactive or pending',
+  }),
+  reason: SuspensionReason.nullable(),
+})
+export type AuthorityStateJson = z.infer<typeof AuthorityStateJson>
+
+export const PendingSuspensionJson = z.object({
+  effective_date: date,
+  reason: SuspensionReason,
+  authority_type: AuthorityStateJson.shape.authority_type,
+  docket_number: z.string(),
+  order_type: z
+    .string()
+    .nullable()
+    .meta({ description: 'the order as published (ORDER1_TYPE_DESC)' }),
+  days_until: z.number().int(),
+})
+export type PendingSuspensionJson = z.infer<typeof PendingSuspensionJson>
+
 export const AuthorityJson = z.object({
   status: z.enum(['ACTIVE', 'INACTIVE']).nullable(),
   common_authority: letter,
@@ -27,6 +66,18 @@ export const AuthorityJson = z.object({
   pending_application: z.boolean().nullable(),
   revocation_pending: z.boolean().nullable(),
   history: z.array(RevocationJson),
+  states: z.array(AuthorityStateJson).meta({
+    description: 'the state of each authority per docket and type, as of today',
+  }),
+  pending_suspension: PendingSuspensionJson.nullable().meta({
+    description:
+      'the earliest suspension or revocation order with an effective date after today, or null',
+  }),
+  age_days: z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: 'whole days since the first grant of authority (granted_date)' }),
   /** where the authority facts came from: motus (since 2026-05-14), legacy (frozen L&I), census */
   source: z.enum(['motus', 'legacy', 'census']).nullable(),
 })
@@ -52,6 +103,10 @@ export type FilingJson = z.infer<typeof FilingJson>
 export const InsuranceJson = z.object({
   bond_on_file: z.number().nullable(),
   bipd_on_file: z.number().nullable(),
+  bipd_on_file_source: z.enum(['filings', 'carrier_file', 'legacy_baseline']).nullable().meta({
+    description:
+      'where bipd_on_file comes from: filings (sum of the current Motus BMC-91/91X layers), carrier_file (Motus Carrier BIPD_FILE, only when the company has no BI&PD filing data), legacy_baseline (frozen L&I figure, only for companies with no Motus activity)',
+  }),
   cargo_on_file: z.number().nullable(),
   bipd_required: z.number().nullable(),
   bond_required: z.boolean().nullable(),

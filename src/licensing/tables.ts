@@ -305,8 +305,10 @@ export function motusMoney(
     ctx.note('motus.money_unreadable')
     return null
   }
-  if (t.includes('.')) ctx.note('motus.money_dollars_with_cents')
-  else if (n !== Number(t)) ctx.note('motus.money_read_as_thousands')
+  const thousands = n !== 0 && n !== Math.round(Number(t))
+  if (t.includes('.'))
+    ctx.note(thousands ? 'motus.money_thousands_with_cents' : 'motus.money_dollars_with_cents')
+  else if (thousands) ctx.note('motus.money_read_as_thousands')
   else ctx.note('motus.money_read_as_dollars')
   return n
 }

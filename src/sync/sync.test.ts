@@ -208,7 +208,7 @@ describe('sync end to end against a local FMCSA server', () => {
     const [legacy] = await syncAll(ctx.deps, { ...opts(), only: ['legacy'] })
     expect(legacy).toMatchObject({
       status: 'failed',
-      error: "6eyk-hxee: 5 rows is less than 90% of the previous version's 11",
+      error: "6eyk-hxee: 5 rows is less than 90% of the previous version's 12",
     })
     expect(activeIds()).toEqual(before)
   })
@@ -386,7 +386,7 @@ describe('sync end to end against a local FMCSA server', () => {
     await syncAll(ctx.deps, { ...opts(), only: ['census'] })
     s = syncStatus(ctx.deps).find((x) => x.dataset === 'census')
     expect(s).toMatchObject({
-      active: { version: expect.any(Number), rows: 10, as_of: TODAY },
+      active: { version: expect.any(Number), rows: 15, as_of: TODAY },
       last_run: { status: 'activated', trigger: 'test' },
       last_error: null,
       cron: null, // SYNC_ENABLED=false in tests

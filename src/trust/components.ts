@@ -21,6 +21,12 @@ import {
 
 // --- authority & compliance ------------------------------------------------------------------
 
+const PENDING_REASON = {
+  insurance: 'insurance or security filing cancelled',
+  bond_drawdown: 'financial security drawn down',
+  other: 'order published by FMCSA',
+} as const
+
 /** Why an overdue MCS-150 or returned mail is information in 2026 (docs/trust-score.md). */
 const PAUSED =
   'as FMCSA paused inactivations after its 2026 registration letters came back undeliverable'
@@ -60,7 +66,17 @@ export function authorityFactors(c: Ctx, contacts: ContactSignals | null): void 
     )
   }
 
-  if (a.revocation_pending === true && lic)
+  const due = a.pending_suspension ?? null
+  if (due && lic)
+    factor(
+      c,
+      'pending_suspension',
+      'authority',
+      T.pendingSuspension,
+      `${due.authority_type === 'carrier' ? 'Carrier' : due.authority_type === 'broker' ? 'Broker' : 'Forwarder'} authority ${due.docket_number} to be suspended on ${due.effective_date} (in ${due.days_until} day${due.days_until === 1 ? '' : 's'}; ${PENDING_REASON[due.reason]})`,
+      evidence(r, lic, 'authority.pending_suspension.effective_date', due.effective_date),
+    )
+  else if (a.revocation_pending === true && lic)
     factor(
       c,
       'revocation_pending',

@@ -46,6 +46,17 @@ export interface TrustAuthority {
   revocation_pending: boolean | null
   history: readonly TrustRevocation[]
   source: 'motus' | 'legacy' | 'census' | null
+  /** a suspension or revocation order with an effective date after today (issue 12) */
+  pending_suspension?: TrustPendingSuspension | null
+}
+
+export interface TrustPendingSuspension {
+  effective_date: string | null
+  reason: 'insurance' | 'bond_drawdown' | 'other'
+  authority_type: string
+  docket_number: string
+  order_type: string | null
+  days_until: number
 }
 
 export interface TrustFiling {

@@ -64,6 +64,8 @@ export const T = {
   ] as const,
   ageEstablished: 4,
   revocationPending: -10,
+  /** a suspension or revocation order due on a future date (replaces revocationPending) */
+  pendingSuspension: -12,
   revocationWindowDays: 3 * 365,
   revocationWithinYear: -8,
   revocationOlder: -4,

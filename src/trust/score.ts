@@ -14,7 +14,7 @@ import type { TrustJson } from './schema.ts'
 import { modeOf, type ContactSignals } from './signals.ts'
 
 /** Bumped whenever a weight, threshold, gate or point value changes (policy.ts). */
-export const TRUST_VERSION = '2026.11-2'
+export const TRUST_VERSION = '2026.11-3'
 
 export interface TrustContext {
   /** YYYY-MM-DD of the computation: every age is measured against it */

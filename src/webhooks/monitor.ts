@@ -56,6 +56,23 @@ export const WATCHED_FIELDS: readonly WatchedField[] = [
     sources: LICENSING,
     get: (r) => r.authority.revocation_pending,
   },
+  /** the effective date of a suspension or revocation order that is due (issue 12) */
+  {
+    field: 'authority.pending_suspension',
+    sources: LICENSING,
+    get: (r) => r.authority.pending_suspension?.effective_date ?? null,
+  },
+  /** per docket and authority type, e.g. `MC-123456 carrier suspended` (comma-joined) */
+  {
+    field: 'authority.states',
+    sources: LICENSING,
+    get: (r) =>
+      r.authority.states.length
+        ? r.authority.states
+            .map((s) => `${s.docket_number} ${s.authority_type} ${s.state}`)
+            .join(', ')
+        : null,
+  },
   { field: 'insurance.bipd_on_file', sources: LICENSING, get: (r) => r.insurance.bipd_on_file },
   { field: 'insurance.cargo_on_file', sources: LICENSING, get: (r) => r.insurance.cargo_on_file },
   { field: 'insurance.bond_on_file', sources: LICENSING, get: (r) => r.insurance.bond_on_file },
@@ -172,7 +189,9 @@ export function runWatchMonitor(
   const view = deps.datasets.view('live')
   // the bundled sample is not the mirror: snapshots always describe live data
   if (view.source !== 'mirror') return { status: 'skipped', reason: 'no live census' }
-  const vk = view.versionKey
+  // the day is part of the key: facts that follow the clock (a suspension order taking effect, a
+  // pending cancellation reaching its date) are compared once a day even without a new file
+  const vk = `${view.versionKey}@${isoDate(deps.clock())}`
   const { db } = deps
   const stale = db
     .prepare(

@@ -89,7 +89,7 @@ export const brokerEndpoint: Endpoint = {
         const { meta, ...rest } = json
         const body: BrokerJson = {
           ...rest,
-          bond: toBondJson(json.insurance),
+          bond: toBondJson(json.insurance, json.authority),
           lookup: toDocketLookupJson(raw, r.match),
           meta,
         }

@@ -59,11 +59,11 @@ describe('POST /v1/checks', () => {
     expect(record).not.toHaveProperty('meta')
     expect(body['data_as_of']).toMatchObject({ census: expect.any(String) })
     expect(body['trust_version']).toBe((record['trust'] as Json)['version'])
-    // a field the record does not supply yet is a review with its reason, never a crash
+    // the record supplies authority.pending_suspension (issue 12): null = no order due
     const rules = body['rules'] as Json[]
     expect(rules.find((r) => r['rule_id'] === 'no_pending_suspension')).toMatchObject({
-      result: 'review',
-      reason: expect.stringContaining('not in the record'),
+      result: 'pass',
+      reason: 'authority.pending_suspension null (none): yes',
     })
     expect(body['signature']).toMatchObject({ algorithm: 'Ed25519', seq: expect.any(Number) })
 
