@@ -6,6 +6,7 @@ import { keysCommands } from './keys.ts'
 import { reviewsCommands } from './reviews.ts'
 import { syncCommands } from './sync.ts'
 import { usageCommands } from './usage.ts'
+import { usersCommands } from './users.ts'
 import { watchCommands } from './watch.ts'
 import { webhooksCommands } from './webhooks.ts'
 
@@ -18,4 +19,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...webhooksCommands,
   ...watchCommands,
   ...reviewsCommands,
+  ...usersCommands,
 ]
