@@ -24,7 +24,7 @@ import type { BuildProgress, DatasetSpec } from '../ingest/types.ts'
 import type { Logger } from '../log.ts'
 import { buildInWorker } from './build-runner.ts'
 
-export type RunTrigger = 'schedule' | 'cli' | 'import' | 'startup' | 'test'
+export type RunTrigger = 'schedule' | 'cli' | 'console' | 'import' | 'startup' | 'test'
 
 /** not_yet: nothing changed and a daily file is not published yet */
 export type RunStatus = 'activated' | 'unchanged' | 'not_yet' | 'skipped' | 'failed'
