@@ -88,12 +88,13 @@ export function setFlash(db: Sqlite, id: string, message: string): void {
 }
 
 export function takeFlash(db: Sqlite, id: string): string | null {
-  const r = db
-    .prepare(
-      'UPDATE console_sessions SET flash = NULL WHERE id = ? AND flash IS NOT NULL RETURNING flash',
-    )
-    .get(id) as { flash: string } | undefined
-  return r?.flash ?? null
+  return db.transaction(() => {
+    const r = db.prepare('SELECT flash FROM console_sessions WHERE id = ?').get(id) as
+      { flash: string | null } | undefined
+    if (!r?.flash) return null
+    db.prepare('UPDATE console_sessions SET flash = NULL WHERE id = ?').run(id)
+    return r.flash
+  })()
 }
 
 /** Constant-time comparison of a submitted CSRF token with the session's. */
