@@ -46,7 +46,8 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [...OPEN_ENDPOINTS, ...API_ENDPOI
 export function createApp(deps: Deps) {
   const app = new Hono<AppEnv>()
   app.use(requestContext(deps.log, deps.metrics))
-  app.use(secureHeaders({ crossOriginResourcePolicy: false }))
+  // same-origin referrers: the console's forms need the browser to send their Origin (no-referrer sends "null")
+  app.use(secureHeaders({ crossOriginResourcePolicy: false, referrerPolicy: 'same-origin' }))
   app.use(
     bodyLimit({
       maxSize: BODY_LIMIT,

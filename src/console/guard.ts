@@ -38,7 +38,6 @@ export const consoleContext =
       `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
     )
     c.header('cache-control', 'no-store')
-    c.header('referrer-policy', 'same-origin')
   }
 
 /**
