@@ -1,10 +1,12 @@
 /**
  * The console in a real browser: Debian's chromium driven by playwright-core (headless,
  * --no-sandbox) against the appliance listening on 127.0.0.1. Takes the README's screenshots
- * (docs/screenshots/). Without /usr/bin/chromium the suite is skipped with a message — except in CI
+ * (docs/screenshots/, with UPDATE_SCREENSHOTS=1; else into a temp dir). Without /usr/bin/chromium the suite is skipped with a message — except in CI
  * (CI=true), where a missing browser fails.
  */
-import { existsSync } from 'node:fs'
+import { existsSync, mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
 import { serve, type ServerType } from '@hono/node-server'
 import { chromium, type Browser, type Page } from 'playwright-core'
@@ -18,7 +20,11 @@ import { createUser, setPassword } from '../users/users.ts'
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const available = existsSync(CHROMIUM)
 const inCi = process.env.CI === 'true'
-const SHOTS = 'docs/screenshots'
+/** The README's screenshots are rewritten only on request (they change with every run's secrets). */
+const SHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? 'docs/screenshots'
+    : mkdtempSync(join(tmpdir(), 'cvk-screenshots-'))
 const PASSWORD = 'correct horse battery'
 
 if (!available && !inCi)

@@ -53,6 +53,36 @@ describe('console', () => {
     expect(html).toContain('<svg class="chart"')
   })
 
+  test('over https the cookies are Secure; a disabled user loses its session at once', async () => {
+    const res = await ctx.app.request('https://localhost/console/sign-in')
+    expect(res.headers.getSetCookie().join()).toMatch(/cv_form=[^;]+;.*Secure/)
+    const client = consoleClient(ctx)
+    const now = ctx.clock().getTime()
+    const temp = createUser(
+      ctx.deps.db,
+      { email: 'temp@example.com', role: 'member', accountId: acme },
+      now,
+    )
+    await setPassword(ctx.deps.db, temp.id, PASSWORD)
+    await client.signIn('temp@example.com', PASSWORD)
+    expect((await client.get(`/console/accounts/${acme}`)).status).toBe(200)
+    expect((await runCliCaptured(ctx, ['users', 'disable', String(temp.id)])).code).toBe(0)
+    expect((await client.get(`/console/accounts/${acme}`)).status).toBe(303)
+    expect((await client.signIn('temp@example.com', PASSWORD)).status).toBe(401)
+    // sign-out ends the session on the server too
+    const again = consoleClient(ctx)
+    await again.signIn('member@example.com', PASSWORD)
+    const cookie = again.jar.get('cv_session') ?? ''
+    const token = await again.csrf(`/console/accounts/${acme}`)
+    expect((await again.post('/console/sign-out', { _csrf: token })).headers.get('location')).toBe(
+      '/console/sign-in',
+    )
+    const replay = await ctx.app.request(`${ORIGIN}/console/accounts/${acme}`, {
+      headers: { cookie: `cv_session=${cookie}` },
+    })
+    expect(replay.status).toBe(303)
+  })
+
   test('sign-in attempts are rate-limited per e-mail', async () => {
     const client = consoleClient(ctx)
     const statuses: number[] = []
