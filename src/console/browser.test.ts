@@ -15,6 +15,7 @@ import { verifyKey } from '../keys/keys.ts'
 import { meter } from '../keys/usage.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { startReceiver } from '../testing/webhook-receiver.ts'
+import { listAudit } from '../users/audit.ts'
 import { createUser, setPassword } from '../users/users.ts'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -210,5 +211,11 @@ describe.runIf(available)('console in chromium', () => {
     await page.getByRole('link', { name: 'Audit log' }).click()
     await page.getByText('key.revoke').first().waitFor()
     await shot('audit')
+    const revoke = listAudit(ctx.deps.db).find((e) => e.action === 'key.revoke')
+    expect(revoke).toMatchObject({
+      actor: 'dispatch@acme.example',
+      account_id: acme,
+      address: '127.0.0.1',
+    })
   })
 })

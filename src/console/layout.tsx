@@ -42,6 +42,7 @@ meter{width:100%;height:1.2rem}
 .muted{color:var(--muted)}
 svg.chart{max-width:100%;height:auto;border:1px solid var(--line);border-radius:6px}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+.skip{position:absolute;left:-999px;top:0;background:#fff;color:var(--accent);padding:.4rem .8rem;z-index:10}.skip:focus{left:.5rem}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `
 
@@ -71,6 +72,9 @@ export function Layout(props: {
         <style nonce={props.nonce} dangerouslySetInnerHTML={{ __html: CSS }} />
       </head>
       <body>
+        <a class="skip" href="#main">
+          Skip to content
+        </a>
         <header class="top">
           <a class="brand" href="/console">
             carrier-verify console
