@@ -3,6 +3,8 @@ import { readFileSync } from 'node:fs'
 import { createServer as createHttpsServer } from 'node:https'
 import { serve as honoServe, type ServerType } from '@hono/node-server'
 import { createApp } from './app.ts'
+import { checksJobs } from './jobs/checks.ts'
+import { checksOnChange } from './checks/monitor.ts'
 import type { Config } from './config.ts'
 import { createDeps, pipelineDeps, type Deps } from './deps.ts'
 import { maintenanceJobs } from './jobs/maintenance.ts'
@@ -86,11 +88,17 @@ export async function startServer(
 }
 
 /** What every dataset run of the server reacts with: a live activation compares the watchlists. */
-export const runHooks = (deps: Deps): RunHooks => ({ onActivated: watchOnActivation(deps) })
+export const runHooks = (deps: Deps): RunHooks => ({
+  onActivated: watchOnActivation({ ...deps, annotate: checksOnChange(deps) }),
+})
 
 /** The server's scheduled jobs: sync per dataset, reconcile, webhooks, watchlists, maintenance. */
 export const backgroundJobs = (deps: Deps, hooks: RunHooks = runHooks(deps)): Job[] =>
-  createJobs(deps, [maintenanceJobs, webhookJobs], hooks)
+  createJobs(
+    deps,
+    [maintenanceJobs, (d) => webhookJobs({ ...d, annotate: checksOnChange(d) }), checksJobs],
+    hooks,
+  )
 
 /**
  * Scheduled jobs (backgroundJobs) and, on a first

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path'
 import { z } from 'zod'
 import { pipelineDeps } from '../deps.ts'
 import { importDir } from '../sync/pipeline.ts'
+import { checksOnChange } from '../checks/monitor.ts'
 import { watchOnActivation } from '../webhooks/monitor.ts'
 import { DATASET_NAMES } from '../db/names.ts'
 import { json, parse, table, UsageError, validateArgs, type CommandSpec } from './io.ts'
@@ -28,7 +29,10 @@ export const dataCommands: CommandSpec[] = [
         : undefined
       const deps = ctx.deps()
       let lastDraw = 0
-      const runDeps = { ...pipelineDeps(deps), onActivated: watchOnActivation(deps) }
+      const runDeps = {
+        ...pipelineDeps(deps),
+        onActivated: watchOnActivation({ ...deps, annotate: checksOnChange(deps) }),
+      }
       const results = await importDir(runDeps, dir, {
         channel: values.sample ? 'sample' : 'live',
         trigger: 'cli',

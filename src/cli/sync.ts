@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { syncStatus } from '../sync/status.ts'
 import { syncAll } from '../sync/sync.ts'
+import { checksOnChange } from '../checks/monitor.ts'
 import { watchOnActivation } from '../webhooks/monitor.ts'
 import { DATASET_NAMES } from '../db/names.ts'
 import { json, parse, table, validateArgs, type CommandSpec } from './io.ts'
@@ -25,7 +26,7 @@ export const syncCommands: CommandSpec[] = [
       const deps = ctx.deps()
       const progress = createProgress(ctx.io)
       const results = await syncAll(
-        { ...deps, onActivated: watchOnActivation(deps) },
+        { ...deps, onActivated: watchOnActivation({ ...deps, annotate: checksOnChange(deps) }) },
         {
           signal: ctx.signal,
           trigger: 'cli',
