@@ -239,6 +239,33 @@ describe('console', () => {
     void key
   })
 
+  test("the checks page lists the account's checks with their verdicts", async () => {
+    const { createKey } = await import('../keys/keys.ts')
+    const key = createKey(
+      ctx.deps.db,
+      { accountId: acme, mode: 'live' },
+      ctx.clock().getTime(),
+    ).secret
+    const created = await ctx.post('/v1/checks', { dot: '344554', reference: 'LOAD-42' }, key)
+    expect(created.status).toBe(201)
+    const { check_id: id, verdict } = (await created.json()) as {
+      check_id: string
+      verdict: string
+    }
+    const client = consoleClient(ctx)
+    await client.signIn('member@example.com', PASSWORD)
+    const html = await (await client.get(`/console/accounts/${acme}/checks`)).text()
+    expect(html).toContain(id)
+    expect(html).toContain('LOAD-42')
+    expect(html).toContain(
+      `<span class="badge ${verdict === 'pass' ? 'ok' : verdict === 'review' ? 'warn' : 'bad'}">${verdict}</span>`,
+    )
+    expect(
+      await (await client.get(`/console/accounts/${acme}/checks?dot=1000001`)).text(),
+    ).toContain('No checks for USDOT 1000001')
+    expect((await client.get(`/console/accounts/${other}/checks`)).status).toBe(404)
+  })
+
   test('the lookup tester renders the record with the Trust Score factors and evidence', async () => {
     const client = consoleClient(ctx)
     await client.signIn('member@example.com', PASSWORD)
