@@ -153,7 +153,11 @@ export const syncRuns = sqliteTable(
     id: integer().primaryKey(),
     dataset: text().notNull(),
     trigger: text().notNull(),
+    /** the dataset channel built ('live' mirror or bundled 'sample') */
+    channel: text().notNull().default('live'),
     status: text().notNull(),
+    /** the lease holder running it: a `running` run whose holder holds no lease is orphaned */
+    holder: text(),
     startedAt: ts().notNull(),
     finishedAt: ts(),
     versionId: integer(),
@@ -165,7 +169,7 @@ export const syncRuns = sqliteTable(
     index('sync_runs_dataset').on(t.dataset, t.startedAt),
     check(
       'sync_runs_status',
-      sql`${t.status} IN ('running','activated','unchanged','not_yet','failed','skipped')`,
+      sql`${t.status} IN ('running','activated','unchanged','not_yet','failed','skipped','interrupted')`,
     ),
   ],
 )
@@ -188,6 +192,11 @@ export const leases = sqliteTable('leases', {
   holder: text().notNull(),
   acquiredAt: ts().notNull(),
   expiresAt: ts().notNull(),
+  /** the holder process: on its own host a dead pid frees the lease at once */
+  pid: integer(),
+  host: text(),
+  /** last heartbeat of a heartbeating lease (dataset runs); a stale one frees the lease */
+  heartbeatAt: ts(),
 })
 
 export const webhookEndpoints = sqliteTable(
