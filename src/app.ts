@@ -5,6 +5,7 @@
 import { Hono } from 'hono'
 import { bodyLimit } from 'hono/body-limit'
 import { secureHeaders } from 'hono/secure-headers'
+import { consoleRoutes } from './console/console.tsx'
 import type { Deps } from './deps.ts'
 import { AppError } from './errors.ts'
 import { apiKeyAuth } from './http/api-key-auth.ts'
@@ -53,7 +54,8 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [...OPEN_ENDPOINTS, ...API_ENDPOI
 export function createApp(deps: Deps) {
   const app = new Hono<AppEnv>()
   app.use(requestContext(deps.log, deps.metrics))
-  app.use(secureHeaders({ crossOriginResourcePolicy: false }))
+  // same-origin referrers: the console's forms need the browser to send their Origin (no-referrer sends "null")
+  app.use(secureHeaders({ crossOriginResourcePolicy: false, referrerPolicy: 'same-origin' }))
   app.use(
     bodyLimit({
       maxSize: BODY_LIMIT,
@@ -68,6 +70,8 @@ export function createApp(deps: Deps) {
   v1.use(apiKeyAuth(deps))
   for (const e of API_ENDPOINTS) v1.route('/', e.routes(deps))
   for (const base of ['/v1', '/api/v1']) app.route(base, v1)
+  // the account console: its own sessions, never an API key
+  app.route('/console', consoleRoutes(deps))
 
   const known: KnownRoute[] = app.routes
     .filter((r) => r.method !== 'ALL')

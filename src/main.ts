@@ -13,6 +13,32 @@ const io: Io = {
     for await (const c of process.stdin) chunks.push(c as Buffer)
     return Buffer.concat(chunks).toString('utf8')
   },
+  ...(process.stdin.isTTY ? { promptSecret } : {}),
+}
+
+/** Reads one line from the terminal without echoing it (the console user's password). */
+async function promptSecret(question: string): Promise<string> {
+  const { createInterface } = await import('node:readline')
+  const { Writable } = await import('node:stream')
+  let muted = false
+  const output = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      if (!muted) process.stderr.write(chunk)
+      done()
+    },
+  })
+  const rl = createInterface({ input: process.stdin, output, terminal: true })
+  try {
+    return await new Promise<string>((resolve) => {
+      rl.question(question, (answer) => {
+        process.stderr.write('\n')
+        resolve(answer)
+      })
+      muted = true
+    })
+  } finally {
+    rl.close()
+  }
 }
 
 function config() {

@@ -8,6 +8,7 @@ import { policyCommands } from './policy.ts'
 import { reviewsCommands } from './reviews.ts'
 import { syncCommands } from './sync.ts'
 import { usageCommands } from './usage.ts'
+import { usersCommands } from './users.ts'
 import { watchCommands } from './watch.ts'
 import { webhooksCommands } from './webhooks.ts'
 
@@ -20,6 +21,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...webhooksCommands,
   ...watchCommands,
   ...reviewsCommands,
+  ...usersCommands,
   ...policyCommands,
   ...checksCommands,
 ]

@@ -11,6 +11,8 @@ export interface Io {
   isTTY: boolean
   /** reads all of stdin (for `-` file arguments) */
   readStdin(): Promise<string>
+  /** asks for a secret on the terminal without echoing it; absent when stdin is not a terminal */
+  promptSecret?: (question: string) => Promise<string>
 }
 
 export interface CliContext {

@@ -348,6 +348,93 @@ export const externalReviews = sqliteTable(
   (t) => [uniqueIndex('external_reviews_source').on(t.dotNumber, t.source)],
 )
 
+/** Billed calls per account and UTC day, for the console's daily chart (kept with usage_counters). */
+export const usageDaily = sqliteTable(
+  'usage_daily',
+  {
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id),
+    /** YYYY-MM-DD (UTC) */
+    day: text().notNull(),
+    used: integer().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.day] })],
+)
+
+/** People who sign in to the console (never API keys). A member belongs to one account. */
+export const consoleUsers = sqliteTable(
+  'console_users',
+  {
+    id: integer().primaryKey(),
+    /** lower-cased */
+    email: text().notNull(),
+    role: text().notNull(),
+    accountId: integer().references(() => accounts.id),
+    /** `scrypt$N$r$p$salt$hash` (base64); null until set through a one-time link */
+    passwordHash: text(),
+    createdAt: ts().notNull(),
+    disabledAt: ts(),
+    lastSignInAt: ts(),
+  },
+  (t) => [
+    uniqueIndex('console_users_email').on(t.email),
+    check('console_users_role', sql`${t.role} IN ('admin','member')`),
+    check(
+      'console_users_member_account',
+      sql`(${t.role} = 'admin' AND ${t.accountId} IS NULL) OR (${t.role} = 'member' AND ${t.accountId} IS NOT NULL)`,
+    ),
+  ],
+)
+
+/** Server-side console sessions: the cookie holds a random token, the row its SHA-256. */
+export const consoleSessions = sqliteTable(
+  'console_sessions',
+  {
+    id: text().primaryKey(),
+    userId: integer()
+      .notNull()
+      .references(() => consoleUsers.id),
+    csrfToken: text().notNull(),
+    address: text(),
+    createdAt: ts().notNull(),
+    lastSeenAt: ts().notNull(),
+    expiresAt: ts().notNull(),
+    /** one-shot message shown on the next page */
+    flash: text(),
+  },
+  (t) => [index('console_sessions_user').on(t.userId)],
+)
+
+/** One-time set-password links (the token's SHA-256). */
+export const passwordTokens = sqliteTable('password_tokens', {
+  id: text().primaryKey(),
+  userId: integer()
+    .notNull()
+    .references(() => consoleUsers.id),
+  createdAt: ts().notNull(),
+  expiresAt: ts().notNull(),
+  usedAt: ts(),
+})
+
+/** Every console action (and user administration from the CLI): who, what, when, from where. */
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    id: integer().primaryKey(),
+    at: ts().notNull(),
+    userId: integer(),
+    /** the user's e-mail, or `cli` */
+    actor: text().notNull(),
+    action: text().notNull(),
+    accountId: integer(),
+    target: text(),
+    /** JSON */
+    detail: text(),
+    address: text(),
+  },
+  (t) => [index('audit_log_at').on(t.at)],
+)
 /** Vetting policies (checks/): every change is a new version; account 0 = the appliance default. */
 export const checkPolicies = sqliteTable(
   'check_policies',

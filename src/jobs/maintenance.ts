@@ -1,18 +1,20 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Deps } from '../deps.ts'
+import { purgeSessions } from '../users/sessions.ts'
 import type { Job, JobFactory } from './jobs.ts'
 
 /** How many daily app.db backups are kept. */
 export const KEEP_BACKUPS = 7
 
 /**
- * Daily app.db upkeep: checkpoint and truncate the WAL, let SQLite refresh its statistics, and
+ * Daily app.db upkeep: drop ended console sessions, checkpoint and truncate the WAL, let SQLite refresh its statistics, and
  * write a consistent backup (online, while the server runs), keeping the newest KEEP_BACKUPS.
  */
 export async function runMaintenance(
   deps: Pick<Deps, 'db' | 'clock' | 'log' | 'config'>,
 ): Promise<{ backup: string; removed: string[] }> {
+  const sessions = purgeSessions(deps.db, deps.clock().getTime())
   deps.db.pragma('wal_checkpoint(TRUNCATE)')
   deps.db.pragma('optimize')
   const dir = deps.config.paths.backups
@@ -24,7 +26,7 @@ export async function runMaintenance(
     .sort()
     .slice(0, -KEEP_BACKUPS)
   for (const f of old) rmSync(join(dir, f), { force: true })
-  deps.log.info({ backup, removed: old.length }, 'app.db maintenance done')
+  deps.log.info({ backup, removed: old.length, sessions }, 'app.db maintenance done')
   return { backup, removed: old }
 }
 

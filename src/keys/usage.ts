@@ -1,4 +1,4 @@
-import { nextPeriodStart, periodOf } from '../clock.ts'
+import { isoDate, nextPeriodStart, periodOf } from '../clock.ts'
 import type { Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
 import type { Logger } from '../log.ts'
@@ -37,12 +37,18 @@ RETURNING used`
 
 const CURRENT_SQL = 'SELECT used FROM usage_counters WHERE account_id = ? AND period = ?'
 
+/** The same billed calls per UTC day (the console's daily chart). */
+const DAILY_SQL = `
+INSERT INTO usage_daily (account_id, day, used) VALUES (@accountId, @day, @n)
+ON CONFLICT (account_id, day) DO UPDATE SET used = used + excluded.used`
+
 function statements(db: Sqlite) {
   return {
     meter: db.prepare(METER_SQL),
     alert: db.prepare(ALERT_SQL),
     refused: db.prepare(REFUSED_SQL),
     current: db.prepare(CURRENT_SQL),
+    daily: db.prepare(DAILY_SQL),
     hasEndpoints: db.prepare(
       "SELECT 1 FROM webhook_endpoints WHERE account_id = ? AND status = 'enabled' AND removed_at IS NULL LIMIT 1",
     ),
@@ -107,6 +113,7 @@ export function meter(deps: MeterDeps, caller: Caller, n: number, at: Date): Usa
           remaining: Math.max(0, caller.included - used),
         }
       }
+      s.daily.run({ accountId: caller.accountId, day: isoDate(at), n })
       const used = row.used
       if (used * 5 >= caller.included * 4) {
         const fired = s.alert.get({ ...params, kind: 'threshold_80', used }) as
@@ -249,4 +256,26 @@ export function usageReport(db: Sqlite, period: string, accountId?: number): Usa
       alerts: alerts.map((x) => ({ kind: x.kind, at: new Date(x.at).toISOString(), used: x.used })),
     }
   })
+}
+
+/** Billed calls per UTC day of one month (days without calls are absent). */
+export function dailyUsage(
+  db: Sqlite,
+  accountId: number,
+  period: string,
+): { day: string; used: number }[] {
+  return db
+    .prepare(
+      `SELECT day, used FROM usage_daily WHERE account_id = ? AND day >= ? AND day < ? ORDER BY day`,
+    )
+    .all(accountId, `${period}-01`, `${period}-32`) as { day: string; used: number }[]
+}
+
+/** The months (YYYY-MM, newest first) in which the account has a usage counter. */
+export function usageMonths(db: Sqlite, accountId: number): string[] {
+  return (
+    db
+      .prepare('SELECT period FROM usage_counters WHERE account_id = ? ORDER BY period DESC')
+      .all(accountId) as { period: string }[]
+  ).map((r) => r.period)
 }

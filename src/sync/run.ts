@@ -27,7 +27,7 @@ import { removeDbFile } from '../db/open.ts'
 import { buildInWorker } from './build-runner.ts'
 import { recoverRuns } from './recover.ts'
 
-export type RunTrigger = 'schedule' | 'cli' | 'import' | 'startup' | 'test'
+export type RunTrigger = 'schedule' | 'cli' | 'console' | 'import' | 'startup' | 'test'
 
 /**
  * not_yet: nothing changed and a daily file is not published yet; interrupted: stopped by a

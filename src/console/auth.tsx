@@ -1,0 +1,235 @@
+/**
+ * Sign-in, sign-out and the one-time set-password page. Sign-in has no session yet, so its form
+ * carries a double-submit token (a random cookie echoed in the form) plus the Origin check; failed
+ * attempts are limited per address and per e-mail.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto'
+import type { Hono } from 'hono'
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie'
+import type { Deps } from '../deps.ts'
+import { AppError } from '../errors.ts'
+import { verifyPassword } from '../users/password.ts'
+import { RateLimiter } from '../users/rate-limit.ts'
+import { createSession, deleteSession, SESSION_MAX_MS } from '../users/sessions.ts'
+import { findForSignIn, markSignedIn, passwordTokenUser, usePasswordToken } from '../users/users.ts'
+import type { ConsoleEnv } from './env.ts'
+import { audit, field, requireSession, sameOrigin, SESSION_COOKIE, type Ctx } from './guard.ts'
+import { Layout } from './layout.tsx'
+
+const PRE_COOKIE = 'cv_form'
+/** Failed sign-ins allowed per 15 minutes: per address, and per e-mail. */
+export const SIGN_IN_LIMITS = { perAddress: 20, perEmail: 5, windowMs: 15 * 60_000 }
+
+const secure = (c: Ctx, deps: Deps) =>
+  deps.config.tls !== null || new URL(c.req.url).protocol === 'https:'
+
+/** A form token for pages without a session: a cookie and the same value in the form. */
+function formToken(c: Ctx, deps: Deps): string {
+  const existing = getCookie(c, PRE_COOKIE)
+  if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing
+  const t = randomBytes(32).toString('base64url')
+  setCookie(c, PRE_COOKIE, t, {
+    httpOnly: true,
+    sameSite: 'Lax',
+    secure: secure(c, deps),
+    path: '/console',
+  })
+  return t
+}
+
+async function checkFormToken(c: Ctx, deps: Deps): Promise<void> {
+  if (!sameOrigin(c, deps.config.publicUrl))
+    throw new AppError('forbidden', 'Refused: the request did not come from this console')
+  const cookie = getCookie(c, PRE_COOKIE) ?? ''
+  const sent = await field(c, '_csrf')
+  const ok =
+    cookie.length > 0 &&
+    cookie.length === sent.length &&
+    timingSafeEqual(Buffer.from(cookie), Buffer.from(sent))
+  if (!ok)
+    throw new AppError('forbidden', 'Refused: the form has expired; reload the page and try again')
+}
+
+const safeNext = (v: string | undefined) =>
+  v && /^\/console(\/[A-Za-z0-9/_.-]*)?$/.test(v) ? v : '/console'
+
+function SignInPage(props: {
+  nonce: string
+  token: string
+  next: string
+  error?: string | null
+  email?: string
+}) {
+  return (
+    <Layout title="Sign in" nonce={props.nonce} session={null} error={props.error}>
+      <h1>Sign in</h1>
+      <form class="stack" method="post" action="/console/sign-in">
+        <input type="hidden" name="_csrf" value={props.token} />
+        <input type="hidden" name="next" value={props.next} />
+        <label for="email">E-mail</label>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autocomplete="username"
+          required
+          value={props.email ?? ''}
+        />
+        <label for="password">Password</label>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+        />
+        <div>
+          <button type="submit">Sign in</button>
+        </div>
+      </form>
+      <p class="muted">
+        Console users are created by an administrator (<code>carrier-verify users add</code>). API
+        keys cannot sign in here.
+      </p>
+    </Layout>
+  )
+}
+
+export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
+  const byAddress = new RateLimiter(SIGN_IN_LIMITS.perAddress, SIGN_IN_LIMITS.windowMs)
+  const byEmail = new RateLimiter(SIGN_IN_LIMITS.perEmail, SIGN_IN_LIMITS.windowMs)
+
+  app.get('/sign-in', (c) => {
+    if (c.get('session')) return c.redirect('/console', 303)
+    return c.html(
+      <SignInPage
+        nonce={c.get('nonce')}
+        token={formToken(c, deps)}
+        next={safeNext(c.req.query('next'))}
+      />,
+    )
+  })
+
+  app.post('/sign-in', async (c) => {
+    await checkFormToken(c, deps)
+    const now = deps.clock().getTime()
+    const email = (await field(c, 'email')).toLowerCase()
+    const password = (await c.req.parseBody()).password
+    const next = safeNext(await field(c, 'next'))
+    const address = c.get('address') ?? 'unknown'
+    const wait = Math.max(byAddress.retryAfter(address, now), byEmail.retryAfter(email, now))
+    const again = (error: string, status: 401 | 429) => {
+      c.status(status)
+      return c.html(
+        <SignInPage
+          nonce={c.get('nonce')}
+          token={formToken(c, deps)}
+          next={next}
+          error={error}
+          email={email}
+        />,
+      )
+    }
+    if (wait > 0) {
+      c.header('retry-after', String(wait))
+      audit(c, deps, 'sign_in.throttled', { detail: { email } })
+      return again(`Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s).`, 429)
+    }
+    const found = findForSignIn(deps.db, email)
+    const ok =
+      typeof password === 'string' && (await verifyPassword(password, found?.passwordHash ?? null))
+    if (!ok || !found || found.user.disabledAt !== null) {
+      byAddress.hit(address, now)
+      byEmail.hit(email, now)
+      audit(c, deps, 'sign_in.failed', { detail: { email } })
+      return again('E-mail or password is wrong.', 401)
+    }
+    byEmail.reset(email)
+    const { token, session } = createSession(deps.db, found.user.id, c.get('address'), now)
+    markSignedIn(deps.db, found.user.id, now)
+    c.set('session', session)
+    audit(c, deps, 'sign_in', { accountId: found.user.accountId })
+    setCookie(c, SESSION_COOKIE, token, {
+      httpOnly: true,
+      sameSite: 'Lax',
+      secure: secure(c, deps),
+      path: '/console',
+      maxAge: Math.floor(SESSION_MAX_MS / 1000),
+    })
+    deleteCookie(c, PRE_COOKIE, { path: '/console' })
+    return c.redirect(next, 303)
+  })
+
+  app.post('/sign-out', requireSession(deps), (c) => {
+    const s = c.get('session')
+    if (s) {
+      audit(c, deps, 'sign_out', { accountId: s.user.accountId })
+      deleteSession(deps.db, s.id)
+    }
+    deleteCookie(c, SESSION_COOKIE, { path: '/console' })
+    return c.redirect('/console/sign-in', 303)
+  })
+
+  const setPasswordPage = (c: Ctx, token: string, error: string | null = null) => {
+    const user = passwordTokenUser(deps.db, token, deps.clock().getTime())
+    if (!user)
+      throw new AppError(
+        'not_found',
+        'This link is unknown, used or expired; ask an administrator for a new one',
+      )
+    return c.html(
+      <Layout title="Set your password" nonce={c.get('nonce')} session={null} error={error}>
+        <h1>Set the password of {user.email}</h1>
+        <form class="stack" method="post" action={`/console/set-password/${token}`}>
+          <input type="hidden" name="_csrf" value={formToken(c, deps)} />
+          <input type="hidden" name="email" autocomplete="username" value={user.email} />
+          <label for="password">
+            New password <span class="hint">(at least 12 characters)</span>
+          </label>
+          <input
+            id="password"
+            name="password"
+            type="password"
+            autocomplete="new-password"
+            minlength={12}
+            required
+          />
+          <label for="password2">Repeat it</label>
+          <input
+            id="password2"
+            name="password2"
+            type="password"
+            autocomplete="new-password"
+            minlength={12}
+            required
+          />
+          <div>
+            <button type="submit">Set password</button>
+          </div>
+        </form>
+      </Layout>,
+    )
+  }
+
+  app.get('/set-password/:token', (c) => setPasswordPage(c, c.req.param('token')))
+  app.post('/set-password/:token', async (c) => {
+    await checkFormToken(c, deps)
+    const token = c.req.param('token')
+    const body = await c.req.parseBody()
+    const p1 = typeof body.password === 'string' ? body.password : ''
+    if (p1 !== body.password2) return setPasswordPage(c, token, 'The two passwords differ.')
+    try {
+      const user = await usePasswordToken(deps.db, token, p1, deps.clock().getTime())
+      audit(c, deps, 'user.password_set', {
+        accountId: user.accountId,
+        target: `user:${user.id}`,
+        detail: { email: user.email },
+      })
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'invalid_request')
+        return setPasswordPage(c, token, err.message)
+      throw err
+    }
+    return c.redirect('/console/sign-in', 303)
+  })
+}

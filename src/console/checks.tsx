@@ -1,0 +1,98 @@
+/** The account's stored checks with their verdicts (newest first, 50 a page, filter by USDOT). */
+import type { Hono } from 'hono'
+import { CheckListQuery, listChecks } from '../checks/list.ts'
+import type { Deps } from '../deps.ts'
+import { AppError } from '../errors.ts'
+import { accountNav } from './account.tsx'
+import type { ConsoleEnv } from './env.ts'
+import { accountOf, sessionOf } from './guard.ts'
+import { Layout } from './layout.tsx'
+
+const tone = (v: string) => (v === 'pass' ? 'ok' : v === 'review' ? 'warn' : 'bad')
+
+export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
+  app.get('/accounts/:id/checks', (c) => {
+    const account = accountOf(c, deps)
+    const base = `/console/accounts/${account.id}/checks`
+    const dot = c.req.query('dot')?.trim() || undefined
+    const q = CheckListQuery.safeParse({ dot, cursor: c.req.query('cursor'), limit: '50' })
+    if (!q.success) throw new AppError('invalid_request', 'A USDOT number has 1 to 8 digits')
+    const list = listChecks(deps.db, account.id, q.data)
+    return c.html(
+      <Layout
+        title={`Checks · ${account.name}`}
+        nonce={c.get('nonce')}
+        session={sessionOf(c)}
+        flash={c.get('flash')}
+        nav={accountNav(account.id)}
+        current={base}
+      >
+        <h1>Checks of {account.name}</h1>
+        <p class="muted">
+          Checks are created through the API (<code>POST /v1/checks</code>); each is a signed,
+          chained document. An override keeps the original verdict and sets the effective one.
+        </p>
+        <form class="row" method="get" action={base} role="search">
+          <div>
+            <label for="check-dot">USDOT number</label>
+            <br />
+            <input id="check-dot" name="dot" inputmode="numeric" value={dot ?? ''} />
+          </div>
+          <button type="submit">Filter</button>
+        </form>
+        {list.checks.length === 0 ? (
+          <p class="muted">No checks{dot ? ` for USDOT ${dot}` : ''}.</p>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Created (UTC)</th>
+                <th scope="col">USDOT</th>
+                <th scope="col">Company</th>
+                <th scope="col">Reference</th>
+                <th scope="col">Verdict</th>
+                <th scope="col">Effective verdict</th>
+                <th scope="col">Policy</th>
+                <th scope="col">Check id</th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.checks.map((k) => (
+                <tr>
+                  <td>{k.created_at.replace('T', ' ').slice(0, 19)}</td>
+                  <td>
+                    <a href={`/console/accounts/${account.id}/lookup?dot=${k.dot_number}`}>
+                      {k.dot_number}
+                    </a>
+                  </td>
+                  <td>{k.legal_name ?? '—'}</td>
+                  <td>{k.reference ?? '—'}</td>
+                  <td>
+                    <span class={`badge ${tone(k.verdict)}`}>{k.verdict}</span>
+                  </td>
+                  <td>
+                    <span class={`badge ${tone(k.effective_verdict)}`}>{k.effective_verdict}</span>
+                    {k.overrides ? ` (${k.overrides} override${k.overrides > 1 ? 's' : ''})` : ''}
+                  </td>
+                  <td>{k.policy_id}</td>
+                  <td>
+                    <code>{k.check_id}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {list.next_cursor ? (
+          <p>
+            <a
+              href={`${base}?${new URLSearchParams({ ...(dot ? { dot } : {}), cursor: list.next_cursor }).toString()}`}
+            >
+              Older checks
+            </a>
+          </p>
+        ) : null}
+      </Layout>,
+    )
+  })
+}

@@ -1,0 +1,336 @@
+/**
+ * The lookup tester: a record shown for people — authority, insurance, safety with its BASICs, the
+ * Trust Score with every gate and factor and its evidence. It reads the same domain functions as
+ * the API (never the API itself, never an API key) and is not billed; it is limited to 120
+ * lookups an hour per console user so it cannot stand in for the API.
+ */
+import type { Hono } from 'hono'
+import { HOUR, isoDate } from '../clock.ts'
+import { getCompanyRecord, type CompanyRecord } from '../carriers/record.ts'
+import type { Deps } from '../deps.ts'
+import { AppError } from '../errors.ts'
+import { RateLimiter } from '../users/rate-limit.ts'
+import { accountNav } from './account.tsx'
+import type { ConsoleEnv } from './env.ts'
+import { accountOf, sessionOf } from './guard.ts'
+import { Layout, num } from './layout.tsx'
+
+type Scalar = string | number | boolean | null | undefined
+const show = (v: Scalar) =>
+  v === null || v === undefined
+    ? '—'
+    : typeof v === 'boolean'
+      ? v
+        ? 'yes'
+        : 'no'
+      : typeof v === 'number'
+        ? num(v)
+        : v
+const money = (v: number | null) => (v === null ? '—' : `$${num(v)}`)
+
+function Facts(props: { rows: [string, Scalar][] }) {
+  return (
+    <dl class="facts">
+      {props.rows.map(([k, v]) => (
+        <>
+          <dt>{k}</dt>
+          <dd>{show(v)}</dd>
+        </>
+      ))}
+    </dl>
+  )
+}
+
+function RecordView(props: { r: CompanyRecord }) {
+  const { r } = props
+  const a = r.authority
+  const ins = r.insurance
+  const s = r.safety
+  const t = r.trust
+  return (
+    <article aria-labelledby="rec-h">
+      <h2 id="rec-h">
+        {r.legal_name ?? 'Unnamed'} <span class="muted">· USDOT {r.dot_number}</span>
+      </h2>
+      <Facts
+        rows={[
+          ['DBA', r.dba_name],
+          ['Docket', r.mc_number],
+          ['Entity', r.identity.entity_types.join(', ') || null],
+          ['USDOT status', r.identity.usdot_status],
+          ['Out of service', r.identity.out_of_service],
+          ['Data source', r.source],
+          [
+            'Data as of',
+            Object.entries(r.dataAsOf)
+              .filter(([, d]) => d)
+              .map(([k, d]) => `${k} ${d ?? ''}`)
+              .join(', ') || null,
+          ],
+        ]}
+      />
+      <h3>Trust Score</h3>
+      <p>
+        <strong class="value">{t.trust_score ?? '—'}</strong> / 100 · grade {t.grade ?? '—'} ·{' '}
+        <span class={`badge ${t.trust_verified ? 'ok' : 'warn'}`}>
+          {t.trust_verified ? 'verified' : 'not verified'}
+        </span>{' '}
+        <span class="muted">method {t.version ?? '—'}</span>
+      </p>
+      {t.gates.length ? (
+        <>
+          <h4>Gates (caps)</h4>
+          <ul>
+            {t.gates.map((g) => (
+              <li>
+                cap {g.cap}: {g.reason}{' '}
+                <span class="muted">
+                  ({g.evidence.dataset}.{g.evidence.field} = {String(g.evidence.value)}, as of{' '}
+                  {g.evidence.as_of ?? '—'})
+                </span>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      <table>
+        <caption>Factors and their evidence</caption>
+        <thead>
+          <tr>
+            <th scope="col">Component</th>
+            <th scope="col" class="num">
+              Points
+            </th>
+            <th scope="col">Reason</th>
+            <th scope="col">Evidence</th>
+          </tr>
+        </thead>
+        <tbody>
+          {t.factors.map((f) => (
+            <tr>
+              <td>{f.component}</td>
+              <td class="num">{f.points > 0 ? `+${f.points}` : f.points}</td>
+              <td>{f.reason}</td>
+              <td>
+                <code>
+                  {f.evidence.dataset}.{f.evidence.field}
+                </code>{' '}
+                = {String(f.evidence.value)}{' '}
+                <span class="muted">as of {f.evidence.as_of ?? '—'}</span>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <h3>Operating authority</h3>
+      <Facts
+        rows={[
+          ['Status', a.status],
+          [
+            'Common / contract / broker',
+            `${a.common_authority ?? '—'} / ${a.contract_authority ?? '—'} / ${a.broker_authority ?? '—'}`,
+          ],
+          ['Allowed to operate', a.allowed_to_operate],
+          ['Granted', a.granted_date],
+          ['Revoked', a.revoked_date],
+          ['Revocation pending', a.revocation_pending],
+          ['Source', a.source],
+        ]}
+      />
+      {a.history.length ? (
+        <table>
+          <caption>Revocation history</caption>
+          <thead>
+            <tr>
+              <th scope="col">Docket</th>
+              <th scope="col">Type</th>
+              <th scope="col">Served</th>
+              <th scope="col">Revoked</th>
+              <th scope="col">Reinstated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {a.history.map((h) => (
+              <tr>
+                <td>{show(h.docket_number)}</td>
+                <td>{show(h.revocation_type)}</td>
+                <td>{show(h.serve_date)}</td>
+                <td>{show(h.revocation_date)}</td>
+                <td>{show(h.reinstatement_date)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <h3>Insurance</h3>
+      <Facts
+        rows={[
+          ['BIPD on file', money(ins.bipd_on_file)],
+          ['BIPD required', money(ins.bipd_required)],
+          ['Cargo on file', money(ins.cargo_on_file)],
+          ['Bond / trust fund on file', money(ins.bond_on_file)],
+          ['Insurer', ins.insurer],
+          ['Policy', ins.policy_no],
+          ['Effective', ins.effective_date],
+          ['Pending cancellation', ins.pending_cancellation],
+        ]}
+      />
+      {ins.filings.length ? (
+        <table>
+          <caption>Filings</caption>
+          <thead>
+            <tr>
+              <th scope="col">Form</th>
+              <th scope="col">Insurer</th>
+              <th scope="col">Effective</th>
+              <th scope="col">Cancelled</th>
+              <th scope="col" class="num">
+                Coverage
+              </th>
+              <th scope="col">Status</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ins.filings.slice(0, 20).map((f) => (
+              <tr>
+                <td>{show(f.form)}</td>
+                <td>{show(f.insurer)}</td>
+                <td>{show(f.effective_date)}</td>
+                <td>{show(f.cancellation_date)}</td>
+                <td class="num">{money(f.max_coverage)}</td>
+                <td>{f.status}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      <h3>Safety</h3>
+      <Facts
+        rows={[
+          ['Rating', s.safety_rating],
+          ['Inspections (24 months)', s.inspections_total],
+          [
+            'Driver OOS rate',
+            s.driver_oos_rate === null
+              ? null
+              : `${s.driver_oos_rate} % (national ${s.driver_oos_rate_national_average ?? '—'} %)`,
+          ],
+          [
+            'Vehicle OOS rate',
+            s.vehicle_oos_rate === null
+              ? null
+              : `${s.vehicle_oos_rate} % (national ${s.vehicle_oos_rate_national_average ?? '—'} %)`,
+          ],
+          [
+            'Crashes (fatal / injury / tow-away)',
+            s.crash_total === null
+              ? null
+              : `${s.crash_total} (${s.fatal_crash ?? 0} / ${s.injury_crash ?? 0} / ${s.towaway_crash ?? 0})`,
+          ],
+        ]}
+      />
+      <table>
+        <caption>BASICs</caption>
+        <thead>
+          <tr>
+            <th scope="col">BASIC</th>
+            <th scope="col" class="num">
+              Measure
+            </th>
+            <th scope="col" class="num">
+              Percentile
+            </th>
+            <th scope="col">Alert</th>
+            <th scope="col">Note</th>
+          </tr>
+        </thead>
+        <tbody>
+          {s.basics.map((b) => (
+            <tr>
+              <td>{b.name}</td>
+              <td class="num">{show(b.measure)}</td>
+              <td class="num">{b.public ? show(b.percentile) : 'not public'}</td>
+              <td>{b.alert ? <span class="badge bad">alert</span> : show(b.alert)}</td>
+              <td>{show(b.reason)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </article>
+  )
+}
+
+export function lookupRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
+  const limiter = new RateLimiter(120, HOUR)
+  app.get('/accounts/:id/lookup', (c) => {
+    const account = accountOf(c, deps)
+    const session = sessionOf(c)
+    const raw = (c.req.query('dot') ?? '').trim()
+    let record: CompanyRecord | null = null
+    let error: string | null = null
+    if (raw) {
+      const now = deps.clock()
+      const key = `lookup:${session.user.id}`
+      const wait = limiter.retryAfter(key, now.getTime())
+      if (wait > 0)
+        error = `The tester allows 120 lookups an hour; try again in ${Math.ceil(wait / 60)} min.`
+      else if (!/^\d{1,8}$/.test(raw) || Number(raw) === 0)
+        error = 'A USDOT number has 1 to 8 digits.'
+      else {
+        limiter.hit(key, now.getTime())
+        try {
+          record = getCompanyRecord(
+            {
+              db: deps.db,
+              today: isoDate(now),
+              now: now.getTime(),
+              maxAgeHours: deps.config.sync.maxAgeHours,
+              nationalAverages: deps.config.safety.nationalAverages,
+            },
+            deps.datasets.view('live'),
+            Number(raw),
+          )
+          if (!record) error = `No company with USDOT ${raw}.`
+        } catch (err) {
+          if (err instanceof AppError && err.code === 'dataset_unavailable')
+            error = 'No dataset is loaded yet.'
+          else throw err
+        }
+      }
+    }
+    const base = `/console/accounts/${account.id}/lookup`
+    return c.html(
+      <Layout
+        title="Lookup tester"
+        nonce={c.get('nonce')}
+        session={session}
+        flash={c.get('flash')}
+        error={error}
+        nav={accountNav(account.id)}
+        current={base}
+      >
+        <h1>Lookup tester</h1>
+        <p class="muted">
+          Shows what the API answers for a USDOT number, laid out for reading. Lookups here are not
+          billed.
+        </p>
+        <form class="row" method="get" action={base} role="search">
+          <div>
+            <label for="dot">USDOT number</label>
+            <br />
+            <input
+              id="dot"
+              name="dot"
+              inputmode="numeric"
+              pattern="[0-9]{1,8}"
+              value={raw}
+              required
+            />
+          </div>
+          <button type="submit">Look up</button>
+        </form>
+        {record ? <RecordView r={record} /> : null}
+      </Layout>,
+    )
+  })
+}
