@@ -365,15 +365,3 @@ export function findCensusByDocket(ds: ActiveDataset, prefix: string, number: nu
       .all(prefix, number) as { dot_number: number }[]
   ).map((r) => r.dot_number)
 }
-
-/** How many census companies share this contact value (1 when not shared). */
-export function sharedContactCount(
-  ds: ActiveDataset,
-  kind: 'phone' | 'email' | 'address',
-  value: string,
-): number {
-  const r = ds
-    .stmt('SELECT companies FROM shared_contacts WHERE kind = ? AND value = ?')
-    .get(kind, value) as { companies: number } | undefined
-  return r?.companies ?? 1
-}

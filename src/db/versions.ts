@@ -148,29 +148,3 @@ export function pruneVersions(db: Sqlite, dataset: DatasetName, channel: Channel
     db.prepare(`UPDATE dataset_versions SET status = 'deleted' WHERE id = ?`).run(v.id)
   }
 }
-
-/** Reactivates the newest superseded version whose file still exists (rollback). */
-export function rollbackVersion(
-  db: Sqlite,
-  dataset: DatasetName,
-  channel: Channel,
-  clock: Clock,
-): VersionRow | null {
-  const prev = db
-    .prepare(
-      `SELECT ${COLS} FROM dataset_versions WHERE dataset = ? AND channel = ? AND status = 'superseded'
-       ORDER BY id DESC LIMIT 1`,
-    )
-    .get(dataset, channel) as VersionRow | undefined
-  if (!prev) return null
-  db.transaction(() => {
-    db.prepare(
-      `UPDATE dataset_versions SET status = 'superseded' WHERE dataset = ? AND channel = ? AND status = 'active'`,
-    ).run(dataset, channel)
-    db.prepare(`UPDATE dataset_versions SET status = 'active', activated_at = ? WHERE id = ?`).run(
-      clock().getTime(),
-      prev.id,
-    )
-  }).immediate()
-  return prev
-}
