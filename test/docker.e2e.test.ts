@@ -95,7 +95,14 @@ describe.skipIf(skip !== null)(
     beforeAll(async () => {
       port = await freePort()
       // the compose command needs PATH, DOCKER_HOST…
-      env = { ...process.env, PORT: String(port), SYNC_ENABLED: 'false', LOG_LEVEL: 'warn' }
+      // COMPOSE_HTTP_TIMEOUT: creating a container can take minutes on a slow storage driver (vfs)
+      env = {
+        ...process.env,
+        PORT: String(port),
+        SYNC_ENABLED: 'false',
+        LOG_LEVEL: 'warn',
+        COMPOSE_HTTP_TIMEOUT: '600',
+      }
       await run(['build'], 25 * MINUTE)
     }, 26 * MINUTE)
 
