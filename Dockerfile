@@ -30,7 +30,6 @@ COPY package.json package-lock.json ./
 # --ignore-scripts: nothing is compiled or fetched here; the one native module comes from the
 # build stage (same base image, same Node ABI), without its sources and object files.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund ${NPM_REGISTRY:+--registry=$NPM_REGISTRY} \
- && rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
  && npm cache clean --force
 COPY --from=build /app/node_modules/better-sqlite3/build/Release/better_sqlite3.node \
      ./node_modules/better-sqlite3/build/Release/better_sqlite3.node
@@ -38,7 +37,8 @@ COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY migrations ./migrations
 COPY data/sample ./data/sample
-RUN ln -s /app/bin/carrier-verify /usr/local/bin/carrier-verify \
+RUN rm -rf node_modules/better-sqlite3/deps node_modules/better-sqlite3/src \
+ && ln -s /app/bin/carrier-verify /usr/local/bin/carrier-verify \
  && mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
