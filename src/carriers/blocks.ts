@@ -71,11 +71,13 @@ export const emptySafety = (): SafetyJson => ({
   window_end: null,
   as_of: null,
   basics: [],
+  elp_oos_violations: null,
 })
 
 export const emptyTrust = (): TrustJson => ({
   trust_score: null,
   trust_verified: false,
+  unverified_reasons: [],
   grade: null,
   version: null,
   components: null,

@@ -60,3 +60,18 @@ export function entityTypes(input: EntityInput): { primary: EntityType | null; a
   if (primary && !all.includes(primary)) all.unshift(primary)
   return { primary, all: primary ? [primary, ...all.filter((t) => t !== primary)] : all }
 }
+
+/**
+ * `identity.private_entity`: true when the company is a private (non-for-hire) entity, false when
+ * a file says it is not (SMS PRIVATE_ONLY false, a census class that is not private, or a role
+ * held under a docket or authority), null only when no file says either way.
+ */
+export function privateEntity(
+  census: CensusRow | null,
+  privateOnly: boolean | null,
+  roles: { primary: EntityType | null; all: readonly EntityType[] },
+): boolean | null {
+  if (roles.all.includes('private')) return true
+  if (privateOnly !== null || isPrivateOnly(census) !== null || roles.primary !== null) return false
+  return null
+}

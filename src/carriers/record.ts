@@ -16,8 +16,9 @@ import type { TrustInput } from '../trust/input.ts'
 import { computeTrust } from '../trust/score.ts'
 import { contactSignals } from '../trust/signals.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
-import { findCensusRow, type CensusRow } from '../census/census.ts'
-import { censusClasses, entityTypes } from './entity.ts'
+import { findCensusRow, priorRevokeOf, usdotStatusOf, type CensusRow } from '../census/census.ts'
+import { censusClasses, entityTypes, privateEntity } from './entity.ts'
+import { dataReasons } from './data-check.ts'
 import type { CarrierJson } from './schema.ts'
 import type { SafetyJson } from '../safety/schema.ts'
 import type { AuthorityJson } from '../licensing/schema.ts'
@@ -43,7 +44,7 @@ export interface RecordDeps {
   /** app.db, for reviews */
   db: Sqlite
   today: string
-  /** max data age in hours before trust_verified turns false */
+  /** freshness limit of a daily dataset in hours (data-check.ts): older, trust_verified is false */
   maxAgeHours: number
   /** national OOS averages shown beside the rates (config; defaults when absent) */
   nationalAverages?: NationalAverages
@@ -71,6 +72,7 @@ function contactOf(c: CensusRow | null, lic: LicensingFacts | null): ContactJson
     physical_address_undeliverable: c ? c.undeliv_phy === 'U' || c.undeliv_phy === 'Y' : null,
     mailing_address_undeliverable:
       c?.mail_undeliverable_date != null ? true : (lic?.mailUndeliverable ?? (c ? false : null)),
+    mailing_address_undeliverable_date: c?.mail_undeliverable_date ?? null,
   }
 }
 
@@ -177,9 +179,10 @@ export function getCompanyRecord(
     operation_classifications: censusClasses(c),
     cargo_carried: c?.cargo ? (JSON.parse(c.cargo) as string[]) : [],
     registration_date: c?.add_date ?? null,
-    private_entity: roles.all.includes('private') ? true : roles.primary ? false : null,
+    prior_revoke: priorRevokeOf(c),
+    private_entity: privateEntity(c, safetyFacts?.privateOnly ?? null, roles),
     passenger_carrier: safetyFacts?.passengerCarrier ?? (c ? c.passenger === 1 : null),
-    usdot_status: c?.status_code === 'A' ? 'active' : c?.status_code === 'I' ? 'inactive' : null,
+    usdot_status: usdotStatusOf(c?.status_code),
     out_of_service: safetyFacts?.asOf.oos != null ? oosActive : null,
     out_of_service_date: oosActive ? (oos?.date ?? null) : null,
     out_of_service_reason: oosActive ? (oos?.reason ?? null) : null,
@@ -192,9 +195,10 @@ export function getCompanyRecord(
     legacy: lic?.asOf.legacy ?? view.get('legacy')?.asOf ?? null,
     sms: safetyFacts?.asOf.sms ?? view.get('sms')?.asOf ?? null,
     oos: safetyFacts?.asOf.oos ?? view.get('oos')?.asOf ?? null,
+    violations: safetyFacts?.asOf.violations ?? view.get('violations')?.asOf ?? null,
   }
   const activatedAt = Math.max(
-    ...(['census', 'motus', 'legacy', 'sms', 'oos'] as const).map(
+    ...(['census', 'motus', 'legacy', 'sms', 'oos', 'violations'] as const).map(
       (n) => view.get(n)?.activatedAt ?? 0,
     ),
   )
@@ -219,12 +223,12 @@ export function getCompanyRecord(
     facts: { census: c, licensing: lic, safety: safetyFacts, activatedAt: activatedAt || null },
   }
   // the record is assembled: score it from its own input
-  const censusAgeH =
-    census.activatedAt === null ? Infinity : (deps.now - census.activatedAt) / 3_600_000
+  const reasons = dataReasons(deps, view)
   const trustInput = trustInputOf(record)
   record.trust = computeTrust(trustInput, {
     today: deps.today,
-    fresh: view.source === 'mirror' && censusAgeH <= deps.maxAgeHours,
+    fresh: reasons.length === 0,
+    dataReasons: reasons,
     contacts: contactSignals(view, trustInput, deps.today),
   })
   return record

@@ -52,6 +52,17 @@ describe('bundled sample through the API', () => {
     expect(r.safety.national_average_period).toBe('2024-2025')
     expect(r.safety.basics).toHaveLength(7)
     expect(r.trust.trust_score).toBeGreaterThanOrEqual(70)
+    // sample data is never vouched for, and says so
+    expect(r.trust.trust_verified).toBe(false)
+    expect(r.trust.unverified_reasons).toEqual(['sample_data'])
+    expect(r.safety.elp_oos_violations).toEqual({ count_24m: 0, last_date: null })
+  })
+
+  test('English-language-proficiency OOS violations from the sample violation file', async () => {
+    // data/sample/8mt8-2mdr.csv: 1000016 has one 391.11(b)(2) OOS violation on 16-JAN-26
+    const r = await record(1000016)
+    expect(r.safety.elp_oos_violations).toEqual({ count_24m: 1, last_date: '2026-01-16' })
+    expect(r.meta.data_as_of.violations).not.toBeNull()
   })
 
   test('a broker with a BMC-84 bond', async () => {

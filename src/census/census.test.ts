@@ -130,6 +130,82 @@ describe('census import', () => {
       expect(body[block]).toBeTypeOf('object')
   })
 
+  test('facts easy to misread: STATUS_CODE P, prior revoke link, explicit not-private, returned mail', async () => {
+    const real = realRow()
+    writeCensus(join(dir, 'az4n-8mr2.csv'), [
+      // the real 344554 row: blank PRIOR_REVOKE_* (the census says nothing), for-hire class
+      real,
+      carrierRow(2_100_001, {
+        STATUS_CODE: 'P',
+        PRIOR_REVOKE_FLAG: 'Y',
+        PRIOR_REVOKE_DOT_NUMBER: '1234567',
+        CARRIER_MAILING_UND_DATE: '20260602',
+        MCS150_DATE: '20210115',
+      }),
+      carrierRow(2_100_002, {
+        PRIOR_REVOKE_FLAG: 'N',
+        CLASSDEF: 'PRIVATE PROPERTY',
+        DOCKET1PREFIX: '',
+        DOCKET1: '',
+      }),
+      // nothing says what it is: no class, no fleet, no docket
+      carrierRow(2_100_003, {
+        CLASSDEF: '',
+        POWER_UNITS: '',
+        TRUCK_UNITS: '',
+        DOCKET1PREFIX: '',
+        DOCKET1: '',
+      }),
+      ...generated(20),
+    ])
+    await importLive()
+    const key = ctx.account('starter').key()
+    const get = async (dot: number) => {
+      const res = await ctx.get(`/v1/carrier/${dot}`, key)
+      expect(res.status).toBe(200)
+      return (await res.json()) as Record<string, Record<string, unknown>>
+    }
+    const hull = await get(344554)
+    expect(hull.identity).toMatchObject({ prior_revoke: null, private_entity: false })
+
+    const pending = await get(2_100_001)
+    expect(pending.identity).toMatchObject({
+      usdot_status: 'pending',
+      prior_revoke: { flag: true, dot_number: '1234567' },
+      private_entity: false,
+    })
+    expect(pending.authority).toMatchObject({ fmcsa_status_code: 'P', allowed_to_operate: 'N' })
+    expect(pending.contact).toMatchObject({
+      mailing_address_undeliverable: true,
+      mailing_address_undeliverable_date: '2026-06-02',
+    })
+    const trust = pending.trust as {
+      gates: { id: string; reason: string }[]
+      factors: { id: string; points: number; reason: string }[]
+    }
+    expect(trust.gates.map((g) => [g.id, g.reason])).toEqual([
+      [
+        'not_allowed_to_operate',
+        'USDOT registration is pending (not active yet): not allowed to operate',
+      ],
+    ])
+    const f = new Map(trust.factors.map((x) => [x.id, x]))
+    expect(f.get('prior_revoked_usdot')?.points).toBe(-6)
+    // overdue MCS-150 and returned mail: shown with their dates, information only
+    expect(f.get('mcs150_outdated')).toMatchObject({ points: 0 })
+    expect(f.get('mcs150_outdated')?.reason).toContain('2021-01-15')
+    expect(f.get('address_undeliverable')).toMatchObject({ points: 0 })
+    expect(f.get('address_undeliverable')?.reason).toContain('since 2026-06-02')
+
+    const priv = await get(2_100_002)
+    expect(priv.identity).toMatchObject({
+      prior_revoke: { flag: false, dot_number: null },
+      private_entity: true,
+      entity_type: 'private',
+    })
+    expect((await get(2_100_003)).identity).toMatchObject({ private_entity: null })
+  })
+
   test('malformed rows are rejected, counted and sampled, never silently dropped', async () => {
     const bad = [
       censusLine(carrierRow(0)).replace(/^([^,]*,[^,]*,[^,]*,)0,/, '$1ABC,'), // letters in DOT_NUMBER
@@ -224,7 +300,7 @@ describe('census import', () => {
         },
       },
     )
-    expect(r.status).toBe('failed')
+    expect(r).toMatchObject({ status: 'interrupted', error: 'interrupted: stop here' })
     expect(activeVersion(ctx.deps.db, 'census', 'live')?.id).toBe(before?.id)
     const files = readdirSync(join(ctx.config.paths.datasets, 'live', 'census'))
     expect(files).toEqual([`${before?.id}.db`])

@@ -8,6 +8,7 @@ import { parseInWorker } from '../ingest/parallel.ts'
 import * as N from '../ingest/normalize.ts'
 import { buildSearchIndex } from './search-index.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
+import type { PriorRevokeJson, UsdotStatus } from './schema.ts'
 
 export const CENSUS_FILE_ID = 'az4n-8mr2'
 
@@ -349,6 +350,24 @@ const CENSUS_SELECT = `SELECT dot_number, legal_name, dba_name, status_code, car
   fleet_owned, fleet_leased, hm_ind, safety_rating, safety_rating_date, review_date, review_type,
   cargo, passenger, prior_revoke_flag, prior_revoke_dot, dockets FROM companies`
 
+/** Census STATUS_CODE → USDOT status: A active, I inactive, P pending; anything else null. */
+export function usdotStatusOf(code: string | null | undefined): UsdotStatus | null {
+  return code === 'A' ? 'active' : code === 'I' ? 'inactive' : code === 'P' ? 'pending' : null
+}
+
+/**
+ * PRIOR_REVOKE_FLAG (Y/N) and PRIOR_REVOKE_DOT_NUMBER → the record's `prior_revoke`: null when
+ * both are empty; a predecessor's USDOT without a flag still is a link (flag true).
+ */
+export function priorRevokeOf(
+  c: Pick<CensusRow, 'prior_revoke_flag' | 'prior_revoke_dot'> | null,
+): PriorRevokeJson | null {
+  const f = N.flag(c?.prior_revoke_flag)
+  const dot = c?.prior_revoke_dot ?? null
+  if (f === null && dot === null) return null
+  return { flag: f ?? true, dot_number: dot === null ? null : String(dot) }
+}
+
 export function findCensusRow(ds: ActiveDataset, dot: number): CensusRow | null {
   return (
     (ds.stmt(`${CENSUS_SELECT} WHERE dot_number = ?`).get(dot) as CensusRow | undefined) ?? null
@@ -364,4 +383,26 @@ export function findCensusByDocket(ds: ActiveDataset, prefix: string, number: nu
       )
       .all(prefix, number) as { dot_number: number }[]
   ).map((r) => r.dot_number)
+}
+
+/** USDOT numbers whose census phone (digits as stored) or e-mail (lower case) is one of `values`. */
+export function findCensusByContact(
+  ds: ActiveDataset,
+  kind: 'phone' | 'email',
+  values: readonly string[],
+  limit: number,
+): { total: number; dots: number[] } {
+  if (values.length === 0) return { total: 0, dots: [] }
+  const marks = values.map(() => '?').join(', ')
+  const { total } = ds
+    .stmt(`SELECT count(*) AS total FROM companies WHERE ${kind} IN (${marks})`)
+    .get(...values) as { total: number }
+  const dots = (
+    ds
+      .stmt(
+        `SELECT dot_number FROM companies WHERE ${kind} IN (${marks}) ORDER BY dot_number LIMIT ?`,
+      )
+      .all(...values, limit) as { dot_number: number }[]
+  ).map((r) => r.dot_number)
+  return { total, dots }
 }

@@ -2,6 +2,21 @@
 import { z } from 'zod'
 import { date, EntityType, AddressJson } from '../fields.ts'
 
+/** Census STATUS_CODE: A active, I inactive, P pending (a registration not yet active). */
+export const UsdotStatus = z.enum(['active', 'inactive', 'pending'])
+export type UsdotStatus = z.infer<typeof UsdotStatus>
+
+export const PriorRevokeJson = z
+  .object({
+    flag: z.boolean(),
+    dot_number: z.string().nullable(),
+  })
+  .meta({
+    description:
+      "FMCSA's link from this company to a predecessor whose USDOT registration was revoked (census PRIOR_REVOKE_FLAG, PRIOR_REVOKE_DOT_NUMBER); null when the census says nothing.",
+  })
+export type PriorRevokeJson = z.infer<typeof PriorRevokeJson>
+
 export const IdentityJson = z.object({
   dot_number: z.string(),
   mc_number: z.string().nullable(),
@@ -14,9 +29,11 @@ export const IdentityJson = z.object({
   operation_classifications: z.array(z.string()),
   cargo_carried: z.array(z.string()),
   registration_date: date,
+  /** FMCSA's own link to a revoked predecessor (census PRIOR_REVOKE_FLAG / PRIOR_REVOKE_DOT_NUMBER) */
+  prior_revoke: PriorRevokeJson.nullable(),
   private_entity: z.boolean().nullable(),
   passenger_carrier: z.boolean().nullable(),
-  usdot_status: z.enum(['active', 'inactive']).nullable(),
+  usdot_status: UsdotStatus.nullable(),
   out_of_service: z.boolean().nullable(),
   out_of_service_date: date,
   out_of_service_reason: z.string().nullable(),
@@ -32,6 +49,8 @@ export const ContactJson = z.object({
   mailing_address: AddressJson.nullable(),
   physical_address_undeliverable: z.boolean().nullable(),
   mailing_address_undeliverable: z.boolean().nullable(),
+  /** since when mail is returned (census CARRIER_MAILING_UND_DATE); information, not a gate */
+  mailing_address_undeliverable_date: date,
 })
 export type ContactJson = z.infer<typeof ContactJson>
 

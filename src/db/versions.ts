@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import type { Clock } from '../clock.ts'
 import type { Sqlite } from './open.ts'
-import { removeDbFile } from './open.ts'
+import { cached, removeDbFile } from './open.ts'
 import type { BuildStats, Channel, DatasetName } from './names.ts'
 
 export interface VersionRow {
@@ -147,4 +147,39 @@ export function pruneVersions(db: Sqlite, dataset: DatasetName, channel: Channel
     removeDbFile(v.path)
     db.prepare(`UPDATE dataset_versions SET status = 'deleted' WHERE id = ?`).run(v.id)
   }
+}
+
+/** Reactivates the newest superseded version whose file still exists (rollback). */
+export function rollbackVersion(
+  db: Sqlite,
+  dataset: DatasetName,
+  channel: Channel,
+  clock: Clock,
+): VersionRow | null {
+  const prev = db
+    .prepare(
+      `SELECT ${COLS} FROM dataset_versions WHERE dataset = ? AND channel = ? AND status = 'superseded'
+       ORDER BY id DESC LIMIT 1`,
+    )
+    .get(dataset, channel) as VersionRow | undefined
+  if (!prev) return null
+  db.transaction(() => {
+    db.prepare(
+      `UPDATE dataset_versions SET status = 'superseded' WHERE dataset = ? AND channel = ? AND status = 'active'`,
+    ).run(dataset, channel)
+    db.prepare(`UPDATE dataset_versions SET status = 'active', activated_at = ? WHERE id = ?`).run(
+      clock().getTime(),
+      prev.id,
+    )
+  }).immediate()
+  return prev
+}
+
+/**
+ * When a sync run last found the regulator's file of `dataset` unchanged (ms), or null: the active
+ * version was confirmed current then, though it was activated earlier.
+ */
+export function lastUnchangedAt(db: Sqlite, dataset: DatasetName): number | null {
+  const sql = `SELECT max(finished_at) AS at FROM sync_runs WHERE dataset = ? AND status = 'unchanged'`
+  return (cached(db, sql).get(dataset) as { at: number | null } | undefined)?.at ?? null
 }

@@ -4,6 +4,7 @@ import type { BasicJson, SafetyJson } from './schema.ts'
 import { BASICS, BASIC_COLUMNS, type BasicDef } from './basics.ts'
 import { nationalAverages, type NationalAverages } from './national-averages.ts'
 import { findOosOrders, isOosOrderActive } from './oos.ts'
+import { elpOosViolations } from './violations.ts'
 
 export interface OosOrder {
   active: boolean
@@ -35,7 +36,7 @@ export interface SafetyFacts {
   passengerCarrier: boolean | null
   /** where the inspection counts came from; null when the USDOT is not in the SMS snapshot */
   countsSource: CountsSource | null
-  asOf: { sms: string | null; oos: string | null }
+  asOf: { sms: string | null; oos: string | null; violations: string | null }
 }
 
 export interface SafetyOptions {
@@ -212,7 +213,8 @@ export function getSafety(
 ): SafetyFacts | null {
   const sms = view.get('sms')
   const oosDs = view.get('oos')
-  if (!sms && !oosDs) return null
+  const violations = view.get('violations')
+  if (!sms && !oosDs && !violations) return null
   const avg = nationalAverages(opts.nationalAverages)
 
   const s = sms ? ((sms.stmt(SUMMARY_SQL).get(dot) as SummaryRow | undefined) ?? null) : null
@@ -256,12 +258,17 @@ export function getSafety(
       window_end: meta.windowEnd,
       as_of: sms?.asOf ?? null,
       basics: basicsOf(s, b, passenger, meta.runDate),
+      elp_oos_violations: violations ? elpOosViolations(violations, dot, today) : null,
     },
     oos,
     oosOrders: orders,
     privateOnly: s ? bool(s.private_only) : null,
     passengerCarrier: passenger,
     countsSource: s?.counts_source ?? null,
-    asOf: { sms: sms?.asOf ?? null, oos: oosDs?.asOf ?? null },
+    asOf: {
+      sms: sms?.asOf ?? null,
+      oos: oosDs?.asOf ?? null,
+      violations: violations?.asOf ?? null,
+    },
   }
 }

@@ -279,6 +279,39 @@ export const makeOosOrderRow = () =>
   )
 
 // ---------------------------------------------------------------------------------------------
+// Violations (SMS Input Violation `8mt8-2mdr`): only English-language-proficiency rows are kept
+
+/** Viol_Code of 49 CFR 391.11(b)(2), with or without dots and parentheses, incl. `-Z` (Border Zone). */
+export const isElpCode = (code: string | undefined): boolean =>
+  code !== undefined && /^39111B2(-|$)/.test(code.toUpperCase().replace(/[\s.()]/g, ''))
+
+export const VIOL_OTHER = 0
+export const VIOL_ELP_OOS = 1
+export const VIOL_ELP_NOT_OOS = 2
+
+/**
+ * [USDOT, kind, day number, inspection id + unit]: kind VIOL_OTHER (day -1, key ''), VIOL_ELP_OOS or
+ * VIOL_ELP_NOT_OOS. Every row is returned so the build counts the whole file.
+ */
+export type ViolationRow = [number, number, number, string]
+
+export const makeViolationRow = (day = dayParser()) =>
+  byHeader(
+    ['DOT_NUMBER', 'INSP_DATE', 'VIOL_CODE', 'OOS_INDICATOR'],
+    ['UNIQUE_ID', 'VIOL_UNIT'],
+    (f, ix): ViolationRow | string => {
+      const dot = N.usdot(f[ix.DOT_NUMBER])
+      if (dot === null) return badDot('DOT_Number', f[ix.DOT_NUMBER])
+      if (!isElpCode(f[ix.VIOL_CODE])) return [dot, VIOL_OTHER, -1, '']
+      const d = day(f[ix.INSP_DATE])
+      if (d < 0) return `invalid Insp_Date ${JSON.stringify(f[ix.INSP_DATE] ?? '')}`
+      const oos = N.flag(f[ix.OOS_INDICATOR]) === true
+      const key = `${f[ix.UNIQUE_ID] ?? ''}|${f[ix.VIOL_UNIT] ?? ''}`
+      return [dot, oos ? VIOL_ELP_OOS : VIOL_ELP_NOT_OOS, d, key]
+    },
+  )
+
+// ---------------------------------------------------------------------------------------------
 // Worker entry points: one parser instance per worker (a worker reads one file)
 
 export const smsCensusRow = makeSmsCensusRow()
@@ -287,6 +320,7 @@ export const crashRow = makeCrashRow()
 export const passPropertyRow = makePassPropertyRow()
 export const passRow = makePassRow()
 export const oosOrderRow = makeOosOrderRow()
+export const violationRow = makeViolationRow()
 
 /** Each worker entry point's factory, for reading a file in this thread. */
 export const ROW_PARSERS = {
@@ -296,5 +330,6 @@ export const ROW_PARSERS = {
   passPropertyRow: makePassPropertyRow,
   passRow: makePassRow,
   oosOrderRow: makeOosOrderRow,
+  violationRow: () => makeViolationRow(),
 } as const
 export type RowParserName = keyof typeof ROW_PARSERS

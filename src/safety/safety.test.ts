@@ -92,6 +92,7 @@ async function loaded(): Promise<Env> {
     ['census', 'activated'],
     ['sms', 'activated'],
     ['oos', 'activated'],
+    ['violations', 'activated'],
   ])
   return env
 }
@@ -138,7 +139,7 @@ describe('SMS build', () => {
     expect(f.safety.window_end).toBe('2026-08-14')
     expect(f.safety.window_start).toBe('2024-08-15')
     expect(f.safety.as_of).toBe(AS_OF)
-    expect(f.asOf).toEqual({ sms: AS_OF, oos: AS_OF })
+    expect(f.asOf).toEqual({ sms: AS_OF, oos: AS_OF, violations: AS_OF })
     // the build's scratch database is gone
     const files = readdirSync(join(env.dir, 'datasets', 'live', 'sms'))
     expect(files.filter((n) => n.includes('scratch'))).toEqual([])

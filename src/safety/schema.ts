@@ -18,6 +18,17 @@ export const BasicJson = z.object({
 })
 export type BasicJson = z.infer<typeof BasicJson>
 
+export const ElpOosJson = z
+  .object({
+    count_24m: z.number().int(),
+    last_date: date,
+  })
+  .meta({
+    description:
+      'English-language-proficiency out-of-service violations (49 CFR 391.11(b)(2)) cited in roadside inspections of the last 24 months, from the SMS Input Violation file; a fact shown beside the score, not a gate. null when that file is not loaded.',
+  })
+export type ElpOosJson = z.infer<typeof ElpOosJson>
+
 export const SafetyJson = z.object({
   safety_rating: z.enum(['Satisfactory', 'Conditional', 'Unsatisfactory']).nullable(),
   safety_rating_code: z.enum(['S', 'C', 'U']).nullable(),
@@ -47,5 +58,6 @@ export const SafetyJson = z.object({
   window_end: date,
   as_of: date,
   basics: z.array(BasicJson),
+  elp_oos_violations: ElpOosJson.nullable(),
 })
 export type SafetyJson = z.infer<typeof SafetyJson>

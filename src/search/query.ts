@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
-import { findCensusRow, type CensusRow } from '../census/census.ts'
+import { findCensusRow, usdotStatusOf, type CensusRow } from '../census/census.ts'
+import { UsdotStatus } from '../census/schema.ts'
 import { docketCandidates, parseIdentifier } from '../carriers/docket.ts'
 import { entityTypes } from '../carriers/entity.ts'
 import { EntityType } from '../fields.ts'
@@ -35,7 +36,7 @@ export const CompanySummaryJson = z.object({
   legal_name: z.string().nullable(),
   dba_name: z.string().nullable(),
   entity_type: EntityType.nullable(),
-  status: z.enum(['active', 'inactive']).nullable().meta({ description: 'USDOT status (census)' }),
+  status: UsdotStatus.nullable().meta({ description: 'USDOT status (census)' }),
   city: z.string().nullable(),
   state: z.string().nullable(),
   country: z.string().nullable(),
@@ -142,8 +143,7 @@ function nameMatches(census: ActiveDataset, p: SearchParams): Entry[] {
     .map(({ r, score }) => ({ dot: r.dot_number, match: 'name' as const, score, filtered: true }))
 }
 
-const statusOf = (c: CensusRow | null): 'active' | 'inactive' | null =>
-  c?.status_code === 'A' ? 'active' : c?.status_code === 'I' ? 'inactive' : null
+const statusOf = (c: CensusRow | null) => usdotStatusOf(c?.status_code)
 
 /**
  * The summary of one company: identity from the census (licensing as fallback), entity type and

@@ -4,6 +4,7 @@ import { legacyDataset } from '../licensing/legacy.ts'
 import { motusDataset } from '../licensing/motus.ts'
 import { oosDataset } from '../safety/oos.ts'
 import { smsDataset } from '../safety/sms.ts'
+import { violationsDataset } from '../safety/violations.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
 import type { DatasetName } from '../db/names.ts'
 
@@ -13,6 +14,7 @@ export const DATASETS: readonly DatasetSpec[] = [
   motusDataset,
   smsDataset,
   oosDataset,
+  violationsDataset,
 ]
 
 export function datasetSpec(name: DatasetName): DatasetSpec | undefined {

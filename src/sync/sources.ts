@@ -49,6 +49,7 @@ const ROLES: Record<string, string> = {
   'm3ry-qcip': 'passenger carriers: BASIC percentiles and alerts (A+B)',
   'h3zn-uid9': 'passenger carriers: BASIC percentiles and alerts (C)',
   'p2mt-9ige': 'out-of-service orders (active, rescinded)',
+  '8mt8-2mdr': 'violations (24 months): English-language-proficiency out-of-service counts',
 }
 
 export interface SourceUrl {

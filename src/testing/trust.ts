@@ -166,6 +166,7 @@ export function carrierRecord(edit?: (r: CompanyRecord) => void): CompanyRecord 
       operation_classifications: ['AUTHORIZED FOR HIRE'],
       cargo_carried: ['General Freight'],
       registration_date: '2018-03-01',
+      prior_revoke: null,
       private_entity: false,
       passenger_carrier: false,
       usdot_status: 'active',
@@ -188,6 +189,7 @@ export function carrierRecord(edit?: (r: CompanyRecord) => void): CompanyRecord 
       mailing_address: null,
       physical_address_undeliverable: false,
       mailing_address_undeliverable: false,
+      mailing_address_undeliverable_date: null,
     },
     authority: {
       ...emptyAuthority(),

@@ -21,6 +21,10 @@ import {
 
 // --- authority & compliance ------------------------------------------------------------------
 
+/** Why an overdue MCS-150 or returned mail is information in 2026 (docs/trust-score.md). */
+const PAUSED =
+  'as FMCSA paused inactivations after its 2026 registration letters came back undeliverable'
+
 export function authorityFactors(c: Ctx, contacts: ContactSignals | null): void {
   const { record: r, today } = c
   const a = r.authority
@@ -84,7 +88,8 @@ export function authorityFactors(c: Ctx, contacts: ContactSignals | null): void 
     )
   }
 
-  // the biennial MCS-150 update is a motor-carrier duty (49 CFR 390.19), not a broker's
+  // the biennial MCS-150 update is a motor-carrier duty (49 CFR 390.19), not a broker's.
+  // Information, not a penalty, while FMCSA's inactivations for missed updates are paused (2026).
   const mcs = r.fleet.mcs150_date
   if (runsTrucks(c.mode) && mcs !== null) {
     const days = daysBetween(mcs, today)
@@ -94,7 +99,7 @@ export function authorityFactors(c: Ctx, contacts: ContactSignals | null): void 
         'mcs150_outdated',
         'authority',
         T.mcs150Outdated,
-        `MCS-150 last updated ${mcs} (${years(days)} ago; due every 2 years)`,
+        `MCS-150 last updated ${mcs} (${years(days)} ago; due every 2 years)${T.mcs150Outdated === 0 ? `: information only, ${PAUSED}` : ''}`,
         evidence(r, 'census', 'fleet.mcs150_date', mcs),
       )
   }
@@ -102,12 +107,13 @@ export function authorityFactors(c: Ctx, contacts: ContactSignals | null): void 
   const ct = r.contact
   if (ct.physical_address_undeliverable === true || ct.mailing_address_undeliverable === true) {
     const physical = ct.physical_address_undeliverable === true
+    const since = physical ? null : (ct.mailing_address_undeliverable_date ?? null)
     factor(
       c,
       'address_undeliverable',
       'authority',
       T.undeliverable,
-      `${physical ? 'Physical' : 'Mailing'} address marked undeliverable`,
+      `${physical ? 'Physical' : 'Mailing'} address marked undeliverable${since ? ` since ${since}` : ''}${T.undeliverable === 0 ? `: information only, ${PAUSED}` : ''}`,
       evidence(
         r,
         physical || !lic || r.census ? 'census' : lic,
@@ -126,8 +132,8 @@ export function authorityFactors(c: Ctx, contacts: ContactSignals | null): void 
       'prior_revoked_usdot',
       'authority',
       T.priorRevoked,
-      `Linked to a previously revoked USDOT number${prior.dot ? ` (${prior.dot})` : ''}`,
-      evidence(r, 'census', 'PRIOR_REVOKE_DOT_NUMBER', prior.dot ?? prior.flag),
+      `FMCSA links this company to a predecessor whose USDOT registration was revoked${prior.dot ? ` (USDOT ${prior.dot})` : ''}: a revoked company may have re-registered under a new number`,
+      evidence(r, 'census', 'identity.prior_revoke', prior.dot ?? true),
     )
 
   if (contacts) contactFactors(c, contacts)

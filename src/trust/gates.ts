@@ -18,6 +18,7 @@ export function gates(c: Ctx): void {
   const lic = licensingDataset(r)
   const oos = r.identity.out_of_service === true
   const usdotInactive = r.identity.usdot_status === 'inactive'
+  const usdotPending = r.identity.usdot_status === 'pending'
   const authorityLapsed = lic !== null && authorityRequired(r) && !anyAuthorityActive(a)
   if (oos)
     gate(
@@ -26,17 +27,19 @@ export function gates(c: Ctx): void {
       `Active out-of-service order${r.identity.out_of_service_reason ? ` (${r.identity.out_of_service_reason})` : ''}`,
       evidence(r, 'oos', 'identity.out_of_service_date', r.identity.out_of_service_date),
     )
-  if (a.allowed_to_operate === 'N' && (usdotInactive || authorityLapsed || !oos))
+  if (a.allowed_to_operate === 'N' && (usdotInactive || usdotPending || authorityLapsed || !oos))
     gate(
       c,
       'not_allowed_to_operate',
       usdotInactive
         ? 'USDOT number is inactive: not allowed to operate'
-        : authorityLapsed
-          ? 'Not allowed to operate: no active operating authority'
-          : 'Not allowed to operate',
-      usdotInactive
-        ? evidence(r, 'census', 'identity.usdot_status', 'inactive')
+        : usdotPending
+          ? 'USDOT registration is pending (not active yet): not allowed to operate'
+          : authorityLapsed
+            ? 'Not allowed to operate: no active operating authority'
+            : 'Not allowed to operate',
+      usdotInactive || usdotPending
+        ? evidence(r, 'census', 'identity.usdot_status', r.identity.usdot_status)
         : evidence(r, lic ?? 'census', 'authority.allowed_to_operate', 'N'),
     )
   if (authorityLapsed && lic) {

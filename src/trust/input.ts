@@ -16,7 +16,9 @@ export interface TrustIdentity {
   operation_classifications: readonly string[]
   registration_date: string | null
   passenger_carrier: boolean | null
-  usdot_status: 'active' | 'inactive' | null
+  usdot_status: 'active' | 'inactive' | 'pending' | null
+  /** census PRIOR_REVOKE_FLAG / PRIOR_REVOKE_DOT_NUMBER; null when the census says nothing */
+  prior_revoke: { flag: boolean; dot_number: string | null } | null
   out_of_service: boolean | null
   out_of_service_date: string | null
   out_of_service_reason: string | null
@@ -109,6 +111,8 @@ export interface TrustContact {
   physical_address: TrustAddress | null
   physical_address_undeliverable: boolean | null
   mailing_address_undeliverable: boolean | null
+  /** since when mail is returned (census), when known */
+  mailing_address_undeliverable_date?: string | null
 }
 
 export interface TrustFleet {

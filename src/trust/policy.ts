@@ -70,8 +70,10 @@ export const T = {
   revocationEachMore: -2,
   revocationFloor: -12,
   mcs150MaxDays: 2 * 365,
-  mcs150Outdated: -3,
-  undeliverable: -4,
+  /** 0: information only while FMCSA's inactivations for missed updates are paused (2026) */
+  mcs150Outdated: 0,
+  /** 0: information only (about 400,000 of 2.2 M Motus launch letters came back, 2026) */
+  undeliverable: 0,
   priorRevoked: -6,
   sharedPhoneEmail: [
     [10, -5],

@@ -24,6 +24,10 @@ export const TrustGateJson = z.object({
 export const TrustJson = z.object({
   trust_score: z.number().int().min(0).max(100).nullable(),
   trust_verified: z.boolean(),
+  unverified_reasons: z.array(z.string()).meta({
+    description:
+      'Why `trust_verified` is false; empty exactly when it is true. `sample_data` (the bundled sample answered), `dataset_missing:<dataset>` (a dataset the verdict needs is not loaded), `dataset_stale:<dataset>` (not confirmed current within its freshness limit), `gate:<gate id>` (a hard gate failed). Datasets are named as in `meta.data_as_of`.',
+  }),
   grade: z.string().nullable(),
   version: z.string().nullable(),
   components: z.record(z.string(), z.number()).nullable(),

@@ -7,7 +7,6 @@ import {
   basics,
   brokerRecord,
   carrierRecord,
-  censusRow,
   daysAgo,
   filing,
   revocation,
@@ -428,10 +427,12 @@ const CASES: Case[] = [
     absent: ['recent_revocations'],
   },
   {
-    name: 'an outdated MCS-150',
+    name: 'an outdated MCS-150 is shown with its date, as information (2026: inactivations paused)',
     record: () => carrierRecord((r) => (r.fleet.mcs150_date = daysAgo(1000))),
-    score: 83,
-    factors: { mcs150_outdated: -3 },
+    score: 86,
+    gates: [],
+    verified: true,
+    factors: { mcs150_outdated: 0 },
   },
   {
     name: 'brokers owe no MCS-150 update',
@@ -440,19 +441,37 @@ const CASES: Case[] = [
     absent: ['mcs150_outdated'],
   },
   {
-    name: 'an undeliverable address',
+    name: 'an undeliverable address is information, never a gate',
     record: () => carrierRecord((r) => (r.contact.physical_address_undeliverable = true)),
-    score: 82,
-    factors: { address_undeliverable: -4 },
+    score: 86,
+    gates: [],
+    verified: true,
+    factors: { address_undeliverable: 0 },
   },
   {
     name: 'linked to a previously revoked USDOT',
     record: () =>
-      carrierRecord(
-        (r) => (r.facts.census = censusRow({ prior_revoke_flag: 'Y', prior_revoke_dot: 999 })),
-      ),
+      carrierRecord((r) => (r.identity.prior_revoke = { flag: true, dot_number: '999' })),
     score: 80,
     factors: { prior_revoked_usdot: -6 },
+  },
+  {
+    name: 'a prior-revoke link the census flags N is no factor',
+    record: () =>
+      carrierRecord((r) => (r.identity.prior_revoke = { flag: false, dot_number: null })),
+    score: 86,
+    absent: ['prior_revoked_usdot'],
+  },
+  {
+    name: 'a pending USDOT registration is not allowed to operate',
+    record: () =>
+      carrierRecord((r) => {
+        r.identity.usdot_status = 'pending'
+        r.authority.allowed_to_operate = 'N'
+      }),
+    score: 10,
+    gates: ['not_allowed_to_operate'],
+    verified: false,
   },
   {
     name: 'contact details shared with many other USDOTs',
@@ -821,6 +840,22 @@ describe('computeTrust', () => {
     expect(score(carrierRecord(revoke), trustContext({ fresh: true })).trust_verified).toBe(false)
   })
 
+  it('unverified_reasons: the data reasons first, then each failing gate; empty only when verified', () => {
+    const ok = score(carrierRecord(), trustContext())
+    expect([ok.trust_verified, ok.unverified_reasons]).toEqual([true, []])
+    const stale = score(carrierRecord(), trustContext({ fresh: false }))
+    expect(stale.unverified_reasons).toEqual(['data_stale'])
+    const reasons = ['sample_data', 'dataset_missing:motus']
+    const both = score(carrierRecord(revoke), trustContext({ fresh: false, dataReasons: reasons }))
+    expect(both.trust_verified).toBe(false)
+    expect(both.unverified_reasons).toEqual([...reasons, ...both.gates.map((g) => `gate:${g.id}`)])
+    expect(both.gates.length).toBeGreaterThan(0)
+    // a data reason alone is enough, whatever `fresh` says
+    expect(
+      score(carrierRecord(), trustContext({ dataReasons: ['sample_data'] })).trust_verified,
+    ).toBe(false)
+  })
+
   it('missing data is neutral: a small unrated carrier scores like one with average data', () => {
     const small = carrierRecord((r) => {
       r.safety = {
@@ -945,5 +980,38 @@ describe('computeTrust', () => {
       'F',
       'F',
     ])
+  })
+})
+
+describe('2026 information factors', () => {
+  it('say their date and why they cost nothing', () => {
+    const t = score(
+      carrierRecord((r) => {
+        r.fleet.mcs150_date = '2023-01-10'
+        r.contact.mailing_address_undeliverable = true
+        r.contact.mailing_address_undeliverable_date = '2026-06-02'
+      }),
+      trustContext(),
+    )
+    const reason = (id: string) => t.factors.find((f) => f.id === id)?.reason
+    expect(reason('mcs150_outdated')).toMatch(/^MCS-150 last updated 2023-01-10 .*information only/)
+    expect(reason('address_undeliverable')).toMatch(
+      /^Mailing address marked undeliverable since 2026-06-02: information only/,
+    )
+    expect(t.trust_verified).toBe(true)
+  })
+
+  it('the prior-revoke factor names the predecessor and cites identity.prior_revoke', () => {
+    const t = score(
+      carrierRecord((r) => (r.identity.prior_revoke = { flag: true, dot_number: '2345678' })),
+      trustContext(),
+    )
+    const f = t.factors.find((x) => x.id === 'prior_revoked_usdot')
+    expect(f?.reason).toContain('USDOT 2345678')
+    expect(f?.evidence).toMatchObject({
+      dataset: 'census',
+      field: 'identity.prior_revoke',
+      value: '2345678',
+    })
   })
 })

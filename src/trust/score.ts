@@ -14,13 +14,19 @@ import type { TrustJson } from './schema.ts'
 import { modeOf, type ContactSignals } from './signals.ts'
 
 /** Bumped whenever a weight, threshold, gate or point value changes (policy.ts). */
-export const TRUST_VERSION = '2026.11-1'
+export const TRUST_VERSION = '2026.11-2'
 
 export interface TrustContext {
   /** YYYY-MM-DD of the computation: every age is measured against it */
   today: string
   /** whether the data behind the record is fresh enough to vouch for */
   fresh: boolean
+  /**
+   * Why the data behind the record cannot be vouched for (`sample_data`,
+   * `dataset_missing:<dataset>`, `dataset_stale:<dataset>`), from the record composition; any
+   * reason makes `trust_verified` false. `fresh: false` without a reason reads as `data_stale`.
+   */
+  dataReasons?: readonly string[]
   /** shared-contact signals from `contactSignals()` (record assembly); absent = neutral */
   contacts?: ContactSignals | null
 }
@@ -54,9 +60,16 @@ export function computeTrust(record: TrustInput, ctx: TrustContext): TrustJson {
   const cap = c.gates.reduce((m, g) => Math.min(m, g.cap), 100)
   const score = Math.max(0, Math.min(100, raw, cap))
   const gatesSorted = [...c.gates].sort((a, b) => a.cap - b.cap || a.id.localeCompare(b.id))
+  const data = ctx.dataReasons ?? []
+  const reasons = [
+    ...data,
+    ...(!ctx.fresh && data.length === 0 ? ['data_stale'] : []),
+    ...gatesSorted.map((g) => `gate:${g.id}`),
+  ]
   return {
     trust_score: score,
-    trust_verified: c.gates.length === 0 && ctx.fresh,
+    trust_verified: reasons.length === 0,
+    unverified_reasons: reasons,
     grade: gradeOf(score),
     version: TRUST_VERSION,
     components,

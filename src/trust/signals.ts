@@ -189,11 +189,13 @@ export function endedFilings(record: TrustInput, today: string, windowDays: numb
   })
 }
 
-/** census PRIOR_REVOKE_FLAG: the company is linked to a USDOT number that was revoked before. */
-export function priorRevokedUsdot(record: TrustInput): { flag: string; dot: number | null } | null {
-  const c = record.census
-  const flag = c?.prior_revoke_flag?.toUpperCase() ?? null
-  return flag === 'Y' ? { flag, dot: c?.prior_revoke_dot ?? null } : null
+/**
+ * census PRIOR_REVOKE_FLAG / PRIOR_REVOKE_DOT_NUMBER (`identity.prior_revoke`): FMCSA links the
+ * company to a predecessor whose USDOT registration was revoked.
+ */
+export function priorRevokedUsdot(record: TrustInput): { dot: string | null } | null {
+  const p = record.identity.prior_revoke
+  return p?.flag ? { dot: p.dot_number } : null
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -66,7 +66,14 @@ async function trustOf(dot: number) {
 describe('Trust Score in the record', () => {
   test('every record carries a versioned, explained score computed at lookup', async () => {
     const { body, trust, points } = await trustOf(3_000_001)
-    expect(trust).toMatchObject({ version: TRUST_VERSION, trust_verified: true, gates: [] })
+    expect(trust).toMatchObject({ version: TRUST_VERSION, gates: [] })
+    // a census-only mirror cannot be vouched for: authority, insurance and OOS orders are unknown
+    expect(trust.trust_verified).toBe(false)
+    expect(trust.unverified_reasons).toEqual([
+      'dataset_missing:legacy',
+      'dataset_missing:motus',
+      'dataset_missing:oos',
+    ])
     // census only: rating Satisfactory (+2), registered 1999 (+4), nothing else known (neutral)
     expect(points.get('authority_age')).toBe(4)
     expect(points.get('safety_rating')).toBe(2)
@@ -100,13 +107,14 @@ describe('Trust Score in the record', () => {
     expect(trust).toMatchObject({ trust_score: 10, trust_verified: false, grade: 'F' })
   })
 
-  test('census risk signals: undeliverable address, stale MCS-150, prior revoked USDOT', async () => {
-    const { points } = await trustOf(3_000_030)
+  test('census risk signals: prior revoked USDOT; undeliverable address and stale MCS-150 as information', async () => {
+    const { points, body } = await trustOf(3_000_030)
     expect(Object.fromEntries(points)).toMatchObject({
-      address_undeliverable: -4,
-      mcs150_outdated: -3,
+      address_undeliverable: 0,
+      mcs150_outdated: 0,
       prior_revoked_usdot: -6,
     })
+    expect(body.identity.prior_revoke).toEqual({ flag: true, dot_number: '999' })
   })
 
   test('an Unsatisfactory rating caps at 30; a new registration counts as new', async () => {

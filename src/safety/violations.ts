@@ -1,0 +1,87 @@
+/**
+ * SMS Input Violation `8mt8-2mdr` (FMCSA-DATA.md §2.4, §10): one row per violation cited in the
+ * inspections of the monthly SMS snapshot (24 months). The mirror keeps only what the record shows:
+ * English-language-proficiency out-of-service violations (49 CFR 391.11(b)(2), Viol_Code
+ * `39111B2` / `391.11B2`, Border Zone `-Z`), enforced as an out-of-service criterion since
+ * 2025-06-25 and in SMS since the 2025-07-25 snapshot. Every row is read and counted, so the
+ * shrink guard and the row-count check see the whole file. See docs/data.md.
+ */
+import { dayToIso } from '../dates.ts'
+import type { ActiveDataset } from '../db/datasets.ts'
+import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
+import { parsedRows } from './read.ts'
+import { VIOL_ELP_NOT_OOS, VIOL_ELP_OOS } from './rows.ts'
+import type { ElpOosJson } from './schema.ts'
+import { windowStart } from './sms.ts'
+
+export const VIOLATION_FILE_ID = '8mt8-2mdr'
+
+const DDL = `
+CREATE TABLE elp_oos_violations (
+  dot_number INTEGER NOT NULL,
+  insp_date TEXT NOT NULL,
+  violation_key TEXT NOT NULL,
+  PRIMARY KEY (dot_number, insp_date, violation_key)
+) STRICT, WITHOUT ROWID;
+`
+
+async function buildViolations(ctx: BuildContext): Promise<void> {
+  ctx.db.exec(DDL)
+  const path = ctx.inputs.get(VIOLATION_FILE_ID)
+  if (!path) throw new Error(`SMS violation file ${VIOLATION_FILE_ID} is missing`)
+  const insert = ctx.db.prepare(
+    'INSERT OR IGNORE INTO elp_oos_violations (dot_number, insp_date, violation_key) VALUES (?, ?, ?)',
+  )
+  let elpOos = 0
+  let elpNotOos = 0
+  let duplicates = 0
+  const rows = parsedRows(ctx, VIOLATION_FILE_ID, path, 'violationRow')
+  await ctx.insertBatches(VIOLATION_FILE_ID, rows, ({ row, line }) => {
+    const [dot, kind, day, key] = row
+    if (kind === VIOL_ELP_OOS) {
+      elpOos++
+      // a violation without an inspection id is kept apart by its line number
+      const k = key === '|' ? `line ${line}` : key
+      if (insert.run(dot, dayToIso(day), k).changes === 0) duplicates++
+    } else if (kind === VIOL_ELP_NOT_OOS) elpNotOos++
+    ctx.accept(VIOLATION_FILE_ID)
+  })
+  const notes = {
+    'violations.elp_oos': elpOos,
+    'violations.elp_not_oos': elpNotOos,
+    'violations.elp_oos_duplicate': duplicates,
+  }
+  for (const [k, n] of Object.entries(notes)) if (n) ctx.note(k, n)
+}
+
+export const violationsDataset: DatasetSpec = {
+  name: 'violations',
+  title: 'SMS Input Violation',
+  files: [
+    {
+      id: VIOLATION_FILE_ID,
+      title: 'SMS Input - Violation',
+      format: 'rows',
+      kind: 'full',
+      required: true,
+    },
+  ],
+  schedule: 'monthly',
+  minRowsRatio: 0.8,
+  maxRejectRatio: 0.01,
+  build: buildViolations,
+}
+
+/**
+ * English-language-proficiency out-of-service violations of a USDOT in the 24 months up to
+ * `today` (inclusive), and the inspection date of the latest one in the file (not after today).
+ */
+export function elpOosViolations(ds: ActiveDataset, dot: number, today: string): ElpOosJson {
+  const r = ds
+    .stmt(
+      `SELECT count(*) FILTER (WHERE insp_date >= ?) AS n, max(insp_date) AS last
+       FROM elp_oos_violations WHERE dot_number = ? AND insp_date <= ?`,
+    )
+    .get(windowStart(today), dot, today) as { n: number; last: string | null }
+  return { count_24m: r.n, last_date: r.last }
+}
