@@ -11,6 +11,7 @@ export default tseslint.config(
       'scratch/',
       'migrations/',
       'coverage/',
+      'dist/',
       '**/*.js',
       '**/*.mjs',
       '!eslint.config.js',

@@ -5,7 +5,5 @@ export default defineConfig({
     include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'tools/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    pool: 'forks',
-    reporters: process.env.CI ? ['default'] : ['default'],
   },
 })

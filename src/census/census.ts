@@ -385,18 +385,6 @@ export function findCensusByDocket(ds: ActiveDataset, prefix: string, number: nu
   ).map((r) => r.dot_number)
 }
 
-/** How many census companies share this contact value (1 when not shared). */
-export function sharedContactCount(
-  ds: ActiveDataset,
-  kind: 'phone' | 'email' | 'address',
-  value: string,
-): number {
-  const r = ds
-    .stmt('SELECT companies FROM shared_contacts WHERE kind = ? AND value = ?')
-    .get(kind, value) as { companies: number } | undefined
-  return r?.companies ?? 1
-}
-
 /** USDOT numbers whose census phone (digits as stored) or e-mail (lower case) is one of `values`. */
 export function findCensusByContact(
   ds: ActiveDataset,

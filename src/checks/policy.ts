@@ -105,18 +105,6 @@ export function scopePolicy(db: Sqlite, accountId: number | null): PolicyVersion
   return latest(db, accountId ?? APPLIANCE)
 }
 
-/** A stored version by its id (`appliance@2`, `account:12@3`, `bundled@1`), or null. */
-export function policyById(db: Sqlite, id: string): PolicyVersion | null {
-  const b = bundledPolicy()
-  if (id === b.id) return b
-  const m = /^(?:appliance|account:(\d+))@(\d+)$/.exec(id)
-  if (!m) return null
-  const r = db
-    .prepare(`${SELECT} WHERE account_id = ? AND version = ?`)
-    .get(m[1] ? Number(m[1]) : APPLIANCE, Number(m[2])) as Row | undefined
-  return r ? fromRow(r) : null
-}
-
 /** Every version of a scope, oldest first. */
 export function policyHistory(db: Sqlite, accountId: number | null): PolicyVersion[] {
   return (

@@ -1,10 +1,8 @@
-import { Worker } from 'node:worker_threads'
 import { FormatError, type ReadCsvOptions } from './csv.ts'
 import type { ParseJob, ParseMessage } from './parse-worker.ts'
+import { siblingModule, startWorker } from './worker-module.ts'
 
-/** A JS bootstrap registers tsx in the worker, so it can import the TypeScript sources. */
-const BOOT = new URL('./parse-worker-boot.mjs', import.meta.url)
-const ENTRY = new URL('./parse-worker.ts', import.meta.url).href
+const ENTRY = siblingModule('./parse-worker', import.meta.url)
 
 export interface ParsedRow<T> {
   line: number
@@ -41,8 +39,8 @@ export async function* parseInWorker<T>(
     exportName: parser.exportName,
   }
   // a large young generation: millions of short-lived field strings die in cheap scavenges
-  const worker = new Worker(BOOT, {
-    workerData: { ...job, entry: ENTRY },
+  const worker = startWorker(ENTRY, {
+    workerData: job,
     resourceLimits: { maxYoungGenerationSizeMb: 96 },
   })
   const queue: ParseMessage[] = []

@@ -1,4 +1,5 @@
-// Worker bootstrap: registers tsx's loader in this thread, then runs the TypeScript worker.
+// Worker bootstrap for the TypeScript sources (see worker-module.ts): registers tsx in this thread,
+// then runs the worker module named by workerData.entry. Compiled JavaScript does not use it.
 import { workerData } from 'node:worker_threads'
 import { register } from 'tsx/esm/api'
 

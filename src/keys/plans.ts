@@ -78,6 +78,5 @@ export function planPrice(
       return prices.enterprise[interval]
   }
 }
-
 export const isPlanName = (v: string): v is PlanName =>
   (PLAN_NAMES as readonly string[]).includes(v)

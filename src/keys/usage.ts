@@ -170,13 +170,6 @@ function onAlert(
     )
 }
 
-/** Like meter(), but throws 429 quota_exceeded (with Retry-After) when refused. */
-export function charge(deps: MeterDeps, caller: Caller, n: number, at: Date): Usage {
-  const usage = meter(deps, caller, n, at)
-  if (!usage.allowed) throw quotaExceeded(usage, at)
-  return usage
-}
-
 export function quotaExceeded(usage: Usage, at: Date): AppError {
   const retryAfter = Math.max(1, usage.resetAt - Math.floor(at.getTime() / 1000))
   return new AppError(

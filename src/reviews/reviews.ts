@@ -17,7 +17,6 @@ export const EXPERIENCE_TYPES = [
   'claims',
   'other',
 ] as const
-export type ExperienceType = (typeof EXPERIENCE_TYPES)[number]
 
 /** Newest verified reviews shown in a record; the summary covers all of them. */
 export const RECORD_REVIEWS_LIMIT = 20

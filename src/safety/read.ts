@@ -2,10 +2,11 @@
 import { statSync } from 'node:fs'
 import { readCsv } from '../ingest/csv.ts'
 import { parseInWorker } from '../ingest/parallel.ts'
+import { siblingModule } from '../ingest/worker-module.ts'
 import type { BuildContext } from '../ingest/types.ts'
 import { ROW_PARSERS, type RowParserName } from './rows.ts'
 
-const ROWS_MODULE = new URL('./rows.ts', import.meta.url).href
+const ROWS_MODULE = siblingModule('./rows', import.meta.url)
 
 /**
  * Files at least this big are parsed in a worker thread (parsing there, aggregating and inserting

@@ -1,13 +1,12 @@
-import { Worker } from 'node:worker_threads'
 import { buildDatasetFile, type BuildOptions } from '../ingest/build.ts'
+import { siblingModule, startWorker } from '../ingest/worker-module.ts'
 import { removeDbFile } from '../db/open.ts'
 import type { BuildJob, BuildToMain, MainToBuild } from './build-worker.ts'
 import { datasetSpec } from './datasets.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
 import type { BuildStats } from '../db/names.ts'
 
-const BOOT = new URL('../ingest/parse-worker-boot.mjs', import.meta.url)
-const ENTRY = new URL('./build-worker.ts', import.meta.url).href
+const ENTRY = siblingModule('./build-worker', import.meta.url)
 
 /** An error from the build worker, keeping the original error's name (FormatError, VerifyError…). */
 class BuildError extends Error {
@@ -30,15 +29,14 @@ export async function buildInWorker(
 ): Promise<BuildStats> {
   if (datasetSpec(spec.name) !== spec) return buildDatasetFile(spec, inputs, path, opts)
   opts.signal.throwIfAborted()
-  const job: BuildJob & { entry: string } = {
-    entry: ENTRY,
+  const job: BuildJob = {
     dataset: spec.name,
     inputs: [...inputs.entries()],
     path,
     asOf: opts.asOf,
     today: opts.today,
   }
-  const worker = new Worker(BOOT, { workerData: job })
+  const worker = startWorker(ENTRY, { workerData: job })
   const onAbort = () => {
     const reason = opts.signal.reason instanceof Error ? opts.signal.reason.message : 'aborted'
     worker.postMessage({ kind: 'abort', reason } satisfies MainToBuild)

@@ -261,7 +261,7 @@ const REVOKED_SQL = `SELECT DISTINCT d.dot_number FROM json_each(?) j
   WHERE coalesce(r.effective_date, r.serve_date) BETWEEN ? AND ?
     AND coalesce(r.type_desc, '') NOT LIKE 'VOLUNTARY%'`
 
-/** `sharedContactCount` (census.ts) for phone, email and address in one statement. */
+/** How many census companies share the phone, email and address (`shared_contacts`), in one statement. */
 const SHARED_SQL = ['phone', 'email', 'address']
   .map(
     (k) =>

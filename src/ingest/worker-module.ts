@@ -1,0 +1,31 @@
+/**
+ * Modules that run in worker threads, found by URL in both ways the code runs: as TypeScript
+ * sources under tsx (development, tests, `npm start`) and as compiled JavaScript in dist/ (the
+ * Docker image, which has neither tsx nor the sources).
+ */
+import { Worker, type WorkerOptions } from 'node:worker_threads'
+
+/** Registers tsx in a worker thread, then imports `workerData.entry` (TypeScript sources only). */
+const TSX_BOOT = new URL('./parse-worker-boot.mjs', import.meta.url)
+
+/**
+ * The URL of a module next to `base` (an `import.meta.url`), named without its extension: the
+ * extension is the caller's own, `.ts` for the sources and `.js` once compiled.
+ */
+export function siblingModule(relativeStem: string, base: string): string {
+  const ext = new URL(base).pathname.endsWith('.ts') ? '.ts' : '.js'
+  return new URL(relativeStem + ext, base).href
+}
+
+/**
+ * Starts a worker thread running the module at `entry` (a file URL from `siblingModule`).
+ * Compiled JavaScript runs directly; a TypeScript entry goes through the tsx bootstrap, which
+ * reads it from `workerData.entry`.
+ */
+export function startWorker(
+  entry: string,
+  options: Omit<WorkerOptions, 'workerData'> & { workerData: object },
+): Worker {
+  if (!entry.endsWith('.ts')) return new Worker(new URL(entry), options)
+  return new Worker(TSX_BOOT, { ...options, workerData: { ...options.workerData, entry } })
+}
