@@ -8,6 +8,7 @@ import { secureHeaders } from 'hono/secure-headers'
 import type { Deps } from './deps.ts'
 import { AppError } from './errors.ts'
 import { apiKeyAuth } from './http/api-key-auth.ts'
+import { closeOnUnreadBody } from './http/connection.ts'
 import type { AppEnv } from './http/env.ts'
 import { notFound, onError, type KnownRoute } from './http/errors.ts'
 import type { RouteDoc } from './http/openapi.ts'
@@ -45,6 +46,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [...OPEN_ENDPOINTS, ...API_ENDPOI
 export function createApp(deps: Deps) {
   const app = new Hono<AppEnv>()
   app.use(requestContext(deps.log, deps.metrics))
+  app.use(closeOnUnreadBody)
   app.use(secureHeaders({ crossOriginResourcePolicy: false }))
   app.use(
     bodyLimit({

@@ -5,7 +5,8 @@ import { pipelineDeps } from '../deps.ts'
 import { importDir } from '../sync/pipeline.ts'
 import { watchOnActivation } from '../webhooks/monitor.ts'
 import { DATASET_NAMES } from '../db/names.ts'
-import { json, parse, table, UsageError, validateArgs, type CommandSpec } from './io.ts'
+import { json, parse, runSummary, table, UsageError, validateArgs, type CommandSpec } from './io.ts'
+import { restrictMode } from '../db/app-db.ts'
 
 export const dataCommands: CommandSpec[] = [
   {
@@ -54,6 +55,7 @@ export const dataCommands: CommandSpec[] = [
         reject_samples: r.status === 'activated' ? r.stats.rejectSamples.slice(0, 5) : [],
       }))
       ctx.io.stdout(values.json ? json(rows) : table(rows.map(({ reject_samples: _s, ...r }) => r)))
+      ctx.io.stderr(`${runSummary(results)}\n`)
       return results.every((r) => r.status === 'activated') ? 0 : 1
     },
   },
@@ -68,8 +70,12 @@ export const dataCommands: CommandSpec[] = [
       mkdirSync(dir, { recursive: true })
       const stamp = deps.clock().toISOString().replace(/[:.]/g, '-')
       const path = join(dir, `app-${stamp}.db`)
+      restrictMode(path) // the copy holds key hashes and webhook secrets: 0600 like app.db
       await deps.db.backup(path)
       ctx.io.stdout(values.json ? json({ path }) : `${path}\n`)
+      ctx.io.stderr(
+        `Backed up app.db to ${path} (mode 0600). Restore: stop the server, copy it over app.db, start.\n`,
+      )
       return 0
     },
   },

@@ -4,7 +4,7 @@ import { syncStatus } from '../sync/status.ts'
 import { syncAll } from '../sync/sync.ts'
 import { watchOnActivation } from '../webhooks/monitor.ts'
 import { DATASET_NAMES } from '../db/names.ts'
-import { json, parse, table, validateArgs, type CommandSpec } from './io.ts'
+import { json, parse, runSummary, table, validateArgs, type CommandSpec } from './io.ts'
 import { createProgress } from './progress.ts'
 
 export const syncCommands: CommandSpec[] = [
@@ -45,6 +45,7 @@ export const syncCommands: CommandSpec[] = [
         files: r.files,
       }))
       ctx.io.stdout(values.json ? json(rows) : table(rows.map(({ files: _f, ...r }) => r)))
+      ctx.io.stderr(`${runSummary(results)}\n`)
       return results.some((r) => r.status === 'failed' || r.status === 'skipped') ? 1 : 0
     },
   },

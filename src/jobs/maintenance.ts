@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Deps } from '../deps.ts'
 import type { Job, JobFactory } from './jobs.ts'
+import { restrictMode } from '../db/app-db.ts'
 
 /** How many daily app.db backups are kept. */
 export const KEEP_BACKUPS = 7
@@ -18,6 +19,7 @@ export async function runMaintenance(
   const dir = deps.config.paths.backups
   mkdirSync(dir, { recursive: true })
   const backup = join(dir, `app-${deps.clock().toISOString().replace(/[:.]/g, '-')}.db`)
+  restrictMode(backup) // 0600 like app.db
   await deps.db.backup(backup)
   const old = readdirSync(dir)
     .filter((f) => /^app-.*\.db$/.test(f))

@@ -163,6 +163,19 @@ function onAlert(
     )
 }
 
+/**
+ * Counts one refused call (a whole request refused at a hard cap before anything was metered) in
+ * `usage_counters.refused`, as meter() does for a refused lookup; returns the month's used count.
+ */
+export function recordRefusal(db: Sqlite, caller: Caller, at: Date): number {
+  const row = stmts(db).refused.get({
+    accountId: caller.accountId,
+    period: periodOf(at),
+    now: at.getTime(),
+  }) as { used: number }
+  return row.used
+}
+
 /** Like meter(), but throws 429 quota_exceeded (with Retry-After) when refused. */
 export function charge(deps: MeterDeps, caller: Caller, n: number, at: Date): Usage {
   const usage = meter(deps, caller, n, at)
