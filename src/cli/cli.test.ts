@@ -144,7 +144,7 @@ describe('CLI', () => {
       /free plan has no billing interval/,
     ],
     [['accounts', 'create', '--name', 'X', '--plan', 'starter', '--bogus'], 2, /bogus/],
-    [['accounts', 'show', 'abc'], 2, /expected number|Invalid/i],
+    [['accounts', 'show', 'abc'], 2, /^usage error: expected a number \(got "abc"\)\n$/],
     [['accounts', 'show', '999'], 1, /No account with id 999/],
     [['keys', 'create', '--account', '999'], 1, /No account/],
     [['keys', 'rotate'], 2, /expected one key id/],

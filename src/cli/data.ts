@@ -55,7 +55,7 @@ export const dataCommands: CommandSpec[] = [
         reject_samples: r.status === 'activated' ? r.stats.rejectSamples.slice(0, 5) : [],
       }))
       ctx.io.stdout(values.json ? json(rows) : table(rows.map(({ reject_samples: _s, ...r }) => r)))
-      ctx.io.stderr(`${runSummary(results)}\n`)
+      if (!values.json) ctx.io.stderr(`${runSummary(results)}\n`)
       return results.every((r) => r.status === 'activated') ? 0 : 1
     },
   },
@@ -73,9 +73,10 @@ export const dataCommands: CommandSpec[] = [
       restrictMode(path) // the copy holds key hashes and webhook secrets: 0600 like app.db
       await deps.db.backup(path)
       ctx.io.stdout(values.json ? json({ path }) : `${path}\n`)
-      ctx.io.stderr(
-        `Backed up app.db to ${path} (mode 0600). Restore: stop the server, copy it over app.db, start.\n`,
-      )
+      if (!values.json)
+        ctx.io.stderr(
+          `Backed up app.db to ${path} (mode 0600). Restore: stop the server, copy it over app.db, start.\n`,
+        )
       return 0
     },
   },

@@ -67,13 +67,16 @@ function argIssue(error: z.ZodError, values: unknown): string {
       : values !== null && typeof values === 'object'
         ? (values as Record<PropertyKey, unknown>)[key]
         : undefined
-  const what = key === undefined ? 'argument' : `--${String(key)}`
-  if (given === undefined) return `${what} is required`
   const shown = typeof given === 'string' ? ` (got ${JSON.stringify(clip(given, 64))})` : ''
-  return `${what}: ${describeIssue(issue)}${shown}`
+  if (key === undefined)
+    return given === undefined ? 'an argument is missing' : `${describeIssue(issue)}${shown}`
+  if (given === undefined) return `--${String(key)} is required`
+  return `--${String(key)}: ${describeIssue(issue)}${shown}`
 }
 
 function describeIssue(issue: z.core.$ZodIssue): string {
+  // a message the schema wrote itself says it best; zod's defaults start like these
+  if (!/^(Invalid|Too (small|big)|Expected|Unrecognized)/.test(issue.message)) return issue.message
   switch (issue.code) {
     case 'invalid_type':
       return issue.expected === 'number' || issue.expected === 'int'

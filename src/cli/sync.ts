@@ -45,7 +45,7 @@ export const syncCommands: CommandSpec[] = [
         files: r.files,
       }))
       ctx.io.stdout(values.json ? json(rows) : table(rows.map(({ files: _f, ...r }) => r)))
-      ctx.io.stderr(`${runSummary(results)}\n`)
+      if (!values.json) ctx.io.stderr(`${runSummary(results)}\n`)
       return results.some((r) => r.status === 'failed' || r.status === 'skipped') ? 1 : 0
     },
   },
