@@ -96,7 +96,13 @@ function describeIssue(issue: z.core.$ZodIssue): string {
           : issue.message
     case 'invalid_value':
       return `must be one of ${issue.values.map((v) => String(v)).join(', ')}`
-    default:
+    case 'custom':
+    case 'invalid_element':
+    case 'invalid_format':
+    case 'invalid_key':
+    case 'invalid_union':
+    case 'not_multiple_of':
+    case 'unrecognized_keys':
       return issue.message
   }
 }
