@@ -226,4 +226,15 @@ describe('CLI', () => {
       status: 'revoked',
     })
   })
+
+  test('a storage failure is one line naming it, exit 1', async () => {
+    ctx.deps.db.pragma('query_only = ON')
+    try {
+      const r = await cli('accounts', 'create', '--name', 'Full', '--plan', 'starter')
+      expect(r.code).toBe(1)
+      expect(r.stderr).toMatch(/^error: storage unavailable \(SQLITE_READONLY\): .*free space\n$/)
+    } finally {
+      ctx.deps.db.pragma('query_only = OFF')
+    }
+  })
 })

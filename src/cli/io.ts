@@ -2,7 +2,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { z } from 'zod'
 import type { Deps } from '../deps.ts'
-import { AppError, clip } from '../errors.ts'
+import { AppError, clip, storageFailureCode } from '../errors.ts'
 
 export interface Io {
   stdout(s: string): void
@@ -142,7 +142,13 @@ export function reportError(io: Io, err: unknown): number {
     io.stderr(`error: ${err.message}\n`)
     return err.status === 400 ? 2 : 1
   }
-  io.stderr(`error: ${err instanceof Error ? err.message : String(err)}\n`)
+  const storage = storageFailureCode(err)
+  const message = err instanceof Error ? err.message : String(err)
+  io.stderr(
+    storage === null
+      ? `error: ${message}\n`
+      : `error: storage unavailable (${storage}): ${message}; check that the data directory is writable and has free space\n`,
+  )
   return 1
 }
 
