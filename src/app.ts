@@ -16,6 +16,10 @@ import { requestContext } from './http/request-log.ts'
 import { bondEndpoint } from './http/routes/bond.ts'
 import { brokerEndpoint } from './http/routes/broker.ts'
 import { carrierEndpoint } from './http/routes/carrier.ts'
+import { checksCreateEndpoint } from './http/routes/checks-create.ts'
+import { checksGetEndpoint } from './http/routes/checks-get.ts'
+import { checksListEndpoint } from './http/routes/checks-list.ts'
+import { checksOverrideEndpoint } from './http/routes/checks-override.ts'
 import { docsEndpoint } from './http/routes/docs.ts'
 import type { Endpoint } from './http/routes/endpoint.ts'
 import { opsEndpoint } from './http/routes/ops.ts'
@@ -32,6 +36,10 @@ const API_ENDPOINTS: readonly Endpoint[] = [
   bondEndpoint,
   verifyEndpoint,
   searchEndpoint,
+  checksCreateEndpoint,
+  checksListEndpoint,
+  checksGetEndpoint,
+  checksOverrideEndpoint,
 ]
 
 /** Endpoints without a key, at the root: liveness, readiness, metrics, the API reference. */

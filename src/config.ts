@@ -59,6 +59,8 @@ export const Env = z.object({
 
   WEBHOOK_ALLOWED_TARGETS: unsetIfEmpty(z.string().optional()),
   WEBHOOK_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().positive().default(15_000)),
+
+  CHECKS_RETENTION_YEARS: unsetIfEmpty(z.coerce.number().int().min(1).max(100).default(8)),
 })
 export type Env = z.infer<typeof Env>
 
@@ -142,6 +144,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
           .filter(Boolean) ?? null,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
+    checks: { retentionYears: e.CHECKS_RETENTION_YEARS },
   } as const
 }
 export type Config = ReturnType<typeof loadConfig>

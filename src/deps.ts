@@ -59,6 +59,6 @@ export const pipelineDeps = (d: Deps) => ({
   datasets: d.datasets,
   log: d.log,
   clock: d.clock,
-  paths: { datasets: d.config.paths.datasets },
+  paths: { datasets: d.config.paths.datasets, downloads: d.config.paths.downloads },
   config: d.config,
 })

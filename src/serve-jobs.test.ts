@@ -48,6 +48,13 @@ const carrierEvents = () =>
   }[]
 
 describe('scheduled sync → watchlist comparison', () => {
+  test('the server schedules the checks retention job and the watch monitor', () => {
+    const names = backgroundJobs(ctx.deps).map((j) => j.name)
+    expect(names).toEqual(
+      expect.arrayContaining(['checks:prune', 'watch:monitor', 'db:maintenance']),
+    )
+  })
+
   test('the sync:census job compares the watchlists right after its activation', async () => {
     const account = ctx.account('starter').account
     addToWatchlist(ctx.deps.db, account.id, [WATCHED], ctx.clock().getTime())
@@ -69,6 +76,8 @@ describe('scheduled sync → watchlist comparison', () => {
       changes: expect.arrayContaining([
         { field: 'identity.usdot_status', previous: 'active', current: 'inactive' },
       ]),
+      // the server wires checks/ into the monitor: the account has no checks of it
+      checks: [],
     })
     expect(snapshotKeys()).toEqual([{ k: ctx.deps.datasets.view('live').versionKey }])
   })

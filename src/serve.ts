@@ -5,13 +5,16 @@ import { createServer as createHttpsServer } from 'node:https'
 import { createSecureContext } from 'node:tls'
 import { serve as honoServe, type ServerType } from '@hono/node-server'
 import { createApp } from './app.ts'
+import { checksJobs } from './jobs/checks.ts'
+import { checksOnChange } from './checks/monitor.ts'
 import { ConfigError, type Config } from './config.ts'
 import { createDeps, pipelineDeps, type Deps } from './deps.ts'
 import { maintenanceJobs } from './jobs/maintenance.ts'
 import { createJobs, type Job, type RunHooks } from './jobs/jobs.ts'
 import { startScheduler } from './jobs/scheduler.ts'
+import { recoverRuns } from './sync/recover.ts'
 import { ensureSample } from './sync/sample.ts'
-import { syncAll } from './sync/sync.ts'
+import { catchUpSync, pendingDatasets } from './sync/startup.ts'
 import { webhookJobs } from './webhooks/jobs.ts'
 import { watchOnActivation } from './webhooks/monitor.ts'
 
@@ -32,6 +35,12 @@ export async function startServer(
   const tlsFiles = tls ? readTls(tls) : null // a bad path stops the start before any work
   const lifetime = new AbortController()
   const hooks = runHooks(deps)
+  // a previous process that crashed or was killed mid-run left a lease, a run and a partial file
+  try {
+    recoverRuns(pipelineDeps(deps))
+  } catch (err) {
+    log.warn({ err }, 'recovering interrupted runs failed; the next dataset run tries again')
+  }
   const sample = await ensureSample(
     { ...pipelineDeps(deps), ...hooks },
     config.paths.sample,
@@ -98,7 +107,9 @@ export async function startServer(
 }
 
 /** What every dataset run of the server reacts with: a live activation compares the watchlists. */
-export const runHooks = (deps: Deps): RunHooks => ({ onActivated: watchOnActivation(deps) })
+export const runHooks = (deps: Deps): RunHooks => ({
+  onActivated: watchOnActivation({ ...deps, annotate: checksOnChange(deps) }),
+})
 
 /** Reads and checks the TLS files; a missing, unreadable or unusable one is a one-line configuration error. */
 function readTls(tls: NonNullable<Config['tls']>): { cert: Buffer; key: Buffer } {
@@ -128,25 +139,31 @@ function readTls(tls: NonNullable<Config['tls']>): { cert: Buffer; key: Buffer }
 
 /** The server's scheduled jobs: sync per dataset, reconcile, webhooks, watchlists, maintenance. */
 export const backgroundJobs = (deps: Deps, hooks: RunHooks = runHooks(deps)): Job[] =>
-  createJobs(deps, [maintenanceJobs, webhookJobs], hooks)
+  createJobs(
+    deps,
+    [maintenanceJobs, (d) => webhookJobs({ ...d, annotate: checksOnChange(d) }), checksJobs],
+    hooks,
+  )
 
 /**
- * Scheduled jobs (backgroundJobs) and, on a first
- * start with syncing enabled and no live census yet, a full mirror in the background. Returns a
- * function that stops them (running work stops at its next checkpoint).
+ * Scheduled jobs (backgroundJobs) and, with syncing enabled, a sync in the background of every
+ * dataset the mirror lacks or whose last run was interrupted or skipped (pendingDatasets): the
+ * full mirror on a first start, the rest of it after a restart. Returns a function that stops
+ * them (running work stops at its next checkpoint and is recorded as interrupted).
  */
 function startBackground(deps: Deps, hooks: RunHooks, signal: AbortSignal): () => Promise<void> {
   const stopScheduler = startScheduler(backgroundJobs(deps, hooks), deps.log)
   let initial: Promise<unknown> = Promise.resolve()
-  if (deps.config.sync.enabled && deps.datasets.get('census', 'live') === null) {
-    deps.log.info('no live mirror yet: starting a full sync in the background')
-    initial = syncAll({ ...deps, ...hooks }, { signal, trigger: 'startup' }).then(
+  const pending = deps.config.sync.enabled ? pendingDatasets(deps.db) : []
+  if (pending.length) {
+    deps.log.info({ datasets: pending }, 'starting a sync in the background of the datasets owed')
+    initial = catchUpSync({ ...deps, ...hooks }, pending, { signal }).then(
       (results) =>
         deps.log.info(
           {
             results: results.map((r) => ({ dataset: r.dataset, status: r.status, error: r.error })),
           },
-          'initial sync finished',
+          signal.aborted ? 'initial sync interrupted by shutdown' : 'initial sync finished',
         ),
       (err: unknown) => deps.log.error({ err }, 'initial sync failed'),
     )

@@ -224,7 +224,7 @@ describe('census import', () => {
         },
       },
     )
-    expect(r.status).toBe('failed')
+    expect(r).toMatchObject({ status: 'interrupted', error: 'interrupted: stop here' })
     expect(activeVersion(ctx.deps.db, 'census', 'live')?.id).toBe(before?.id)
     const files = readdirSync(join(ctx.config.paths.datasets, 'live', 'census'))
     expect(files).toEqual([`${before?.id}.db`])

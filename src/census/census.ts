@@ -377,3 +377,25 @@ export function sharedContactCount(
     .get(kind, value) as { companies: number } | undefined
   return r?.companies ?? 1
 }
+
+/** USDOT numbers whose census phone (digits as stored) or e-mail (lower case) is one of `values`. */
+export function findCensusByContact(
+  ds: ActiveDataset,
+  kind: 'phone' | 'email',
+  values: readonly string[],
+  limit: number,
+): { total: number; dots: number[] } {
+  if (values.length === 0) return { total: 0, dots: [] }
+  const marks = values.map(() => '?').join(', ')
+  const { total } = ds
+    .stmt(`SELECT count(*) AS total FROM companies WHERE ${kind} IN (${marks})`)
+    .get(...values) as { total: number }
+  const dots = (
+    ds
+      .stmt(
+        `SELECT dot_number FROM companies WHERE ${kind} IN (${marks}) ORDER BY dot_number LIMIT ?`,
+      )
+      .all(...values, limit) as { dot_number: number }[]
+  ).map((r) => r.dot_number)
+  return { total, dots }
+}

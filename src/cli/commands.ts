@@ -1,8 +1,10 @@
 /** Every CLI command, by name ("group sub" or a single word). */
 import { accountsCommands } from './accounts.ts'
+import { checksCommands } from './checks.ts'
 import { dataCommands } from './data.ts'
 import type { CommandSpec } from './io.ts'
 import { keysCommands } from './keys.ts'
+import { policyCommands } from './policy.ts'
 import { reviewsCommands } from './reviews.ts'
 import { syncCommands } from './sync.ts'
 import { usageCommands } from './usage.ts'
@@ -18,4 +20,6 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...webhooksCommands,
   ...watchCommands,
   ...reviewsCommands,
+  ...policyCommands,
+  ...checksCommands,
 ]

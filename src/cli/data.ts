@@ -3,15 +3,19 @@ import { join, resolve } from 'node:path'
 import { z } from 'zod'
 import { pipelineDeps } from '../deps.ts'
 import { importDir } from '../sync/pipeline.ts'
+import { checksOnChange } from '../checks/monitor.ts'
 import { watchOnActivation } from '../webhooks/monitor.ts'
 import { DATASET_NAMES } from '../db/names.ts'
 import { json, parse, runSummary, table, UsageError, validateArgs, type CommandSpec } from './io.ts'
 import { restrictMode } from '../db/app-db.ts'
 
+/** How long `import` waits for a dataset another run (the background sync) is building. */
+const DEFAULT_WAIT_S = 1800
+
 export const dataCommands: CommandSpec[] = [
   {
     name: 'import',
-    usage: 'import --dir PATH [--dataset NAME ...] [--sample] [--json]',
+    usage: 'import --dir PATH [--dataset NAME ...] [--sample] [--wait SECONDS] [--json]',
     summary:
       'build datasets from files named by dataset id (<id>.csv) in a directory (air-gapped networks)',
     async run(argv, ctx) {
@@ -19,6 +23,7 @@ export const dataCommands: CommandSpec[] = [
         dir: { type: 'string' },
         dataset: { type: 'string', multiple: true },
         sample: { type: 'boolean' },
+        wait: { type: 'string' },
         json: { type: 'boolean' },
       })
       if (!values.dir) throw new UsageError('--dir is required')
@@ -27,14 +32,26 @@ export const dataCommands: CommandSpec[] = [
       const only = values.dataset
         ? validateArgs(z.array(z.enum(DATASET_NAMES)), values.dataset)
         : undefined
+      const waitS = validateArgs(
+        z.coerce.number().int().min(0).max(86_400),
+        values.wait ?? DEFAULT_WAIT_S,
+      )
       const deps = ctx.deps()
       let lastDraw = 0
-      const runDeps = { ...pipelineDeps(deps), onActivated: watchOnActivation(deps) }
+      const runDeps = {
+        ...pipelineDeps(deps),
+        onActivated: watchOnActivation({ ...deps, annotate: checksOnChange(deps) }),
+      }
       const results = await importDir(runDeps, dir, {
         channel: values.sample ? 'sample' : 'live',
         trigger: 'cli',
         signal: ctx.signal,
         only,
+        waitMs: waitS * 1000,
+        onWait: (dataset, h) =>
+          ctx.io.stderr(
+            `${dataset}: another run holds this dataset${h?.pid ? ` (process ${h.pid} on ${h.host ?? '?'})` : ''}; waiting up to ${waitS} s for it to finish…\n`,
+          ),
         onProgress: (p) => {
           const now = Date.now()
           if (!ctx.io.isTTY || now - lastDraw < 250) return
@@ -56,6 +73,14 @@ export const dataCommands: CommandSpec[] = [
       }))
       ctx.io.stdout(values.json ? json(rows) : table(rows.map(({ reject_samples: _s, ...r }) => r)))
       if (!values.json) ctx.io.stderr(`${runSummary(results)}\n`)
+      const again = results
+        .filter((r) => r.status === 'skipped' || r.status === 'interrupted')
+        .map((r) => r.dataset)
+      if (again.length)
+        ctx.io.stderr(
+          `not imported: ${again.join(', ')}; re-run: carrier-verify import --dir ${dir} ${again.map((d) => `--dataset ${d}`).join(' ')}${values.sample ? ' --sample' : ''}\n`,
+        )
+      if (ctx.signal.aborted) return 130
       return results.every((r) => r.status === 'activated') ? 0 : 1
     },
   },

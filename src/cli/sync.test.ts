@@ -3,6 +3,9 @@ import { createTestContext, type TestContext } from '../testing/context.ts'
 import { LICENSING_FIXTURES, startFmcsaServer, type FmcsaServer } from '../testing/fmcsa-server.ts'
 import { createProgress, progressLine } from './progress.ts'
 import { runCliCaptured } from '../testing/cli.ts'
+import { liveCensusDir } from '../testing/fixture-dirs.ts'
+import { acquireLease } from '../db/leases.ts'
+import { leaseName } from '../sync/run.ts'
 
 let ctx: TestContext
 let server: FmcsaServer
@@ -48,7 +51,22 @@ describe('carrier-verify sync', () => {
     await cli('sync', 'run', 'legacy')
     const r = await cli('sync', 'status', '--json')
     expect(r.code).toBe(0)
-    const status = JSON.parse(r.stdout) as Record<string, unknown>[]
+    const overview = JSON.parse(r.stdout) as { datasets: Record<string, unknown>[] }
+    expect(Object.keys(overview)).toEqual([
+      'serving',
+      'sync_enabled',
+      'next_run',
+      'last_mirror',
+      'datasets',
+    ])
+    // no census yet and no sample: nothing serves; syncing is off in tests
+    expect(overview).toMatchObject({
+      serving: { source: 'none', as_of: null },
+      sync_enabled: false,
+      next_run: null,
+      last_mirror: { updated_at: expect.any(String), checked_at: expect.any(String) },
+    })
+    const status = overview.datasets
     expect(status.map((s) => s.dataset)).toEqual(
       expect.arrayContaining(['census', 'legacy', 'motus']),
     )
@@ -59,8 +77,98 @@ describe('carrier-verify sync', () => {
       running: false,
     })
     const text = await cli('sync', 'status')
+    expect(text.stdout).toMatch(/^serving: nothing/m)
+    expect(text.stdout).toMatch(/^sync: disabled/m)
     expect(text.stdout).toMatch(/^dataset\s+version\s+rows\s+as_of/m)
     expect(text.stdout).toMatch(/legacy\s+\d+\s+187\s+2026-05-14/)
+  })
+
+  test('sync status: the mirror serving with its as-of, an error on one line (in full in --json)', async () => {
+    await cli('sync', 'run', 'census')
+    server.fail('inys-ebih', { kind: 'status', status: 500 })
+    await cli('sync', 'run', 'motus')
+    const text = await cli('sync', 'status')
+    expect(text.stdout).toMatch(/^serving: the mirror, census as of 2026-11-15$/m)
+    const motusLine = text.stdout.split('\n').find((l) => l.startsWith('motus')) ?? ''
+    expect(motusLine).toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\dZ inys-ebih: /)
+    const json = JSON.parse((await cli('sync', 'status', '--json')).stdout) as {
+      serving: unknown
+      datasets: { dataset: string; last_error: { message: string } | null; error_summary: string }[]
+    }
+    expect(json.serving).toMatchObject({ source: 'mirror', as_of: '2026-11-15' })
+    const motus = json.datasets.find((d) => d.dataset === 'motus')
+    expect(motus?.last_error?.message).toMatch(/^inys-ebih: /)
+    expect(motus?.error_summary.length).toBeLessThanOrEqual(100)
+    expect(motus?.error_summary).not.toMatch(/\n/)
+  })
+
+  test('sync rollback DATASET: the previous version is active again; again undoes it', async () => {
+    await cli('sync', 'run', 'census')
+    const first = ctx.deps.datasets.get('census', 'live')?.versionId
+    await cli('sync', 'run', 'census', '--force')
+    const second = ctx.deps.datasets.get('census', 'live')?.versionId
+    expect(second).not.toBe(first)
+    const r = await cli('sync', 'rollback', 'census')
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(new RegExp(`^census: version ${first} .* is active again`))
+    expect(ctx.deps.datasets.get('census', 'live')?.versionId).toBe(first)
+    const undo = await cli('sync', 'rollback', 'census', '--json')
+    expect(undo.json()).toMatchObject({ dataset: 'census', version: second, previous: first })
+    expect(ctx.deps.datasets.get('census', 'live')?.versionId).toBe(second)
+  })
+
+  test('sync rollback without a previous version, or a dataset, fails clearly', async () => {
+    const none = await cli('sync', 'rollback', 'legacy')
+    expect(none).toMatchObject({ code: 1, stderr: 'error: legacy has no active mirror version\n' })
+    await cli('sync', 'run', 'legacy')
+    const one = await cli('sync', 'rollback', 'legacy')
+    expect(one.code).toBe(1)
+    expect(one.stderr).toMatch(/no previous version to roll back to/)
+    expect((await cli('sync', 'rollback')).code).toBe(2)
+  })
+})
+
+describe('sync status with syncing enabled', () => {
+  test('the next scheduled run, overall and per dataset', async () => {
+    const on = await createTestContext({ env: { SYNC_ENABLED: 'true' } }) // clock: 2026-11-15T12:00Z
+    try {
+      const r = await runCliCaptured(on, ['sync', 'status', '--json'])
+      const s = JSON.parse(r.stdout) as {
+        sync_enabled: boolean
+        next_run: { at: string; datasets: string[] }
+        datasets: { dataset: string; next_run: string }[]
+      }
+      expect(s.sync_enabled).toBe(true)
+      // daily files at 14:30 UTC (SYNC_SCHEDULE_DAILY), SMS on the 3rd, legacy on Sundays
+      expect(s.next_run.at).toBe('2026-11-15T14:30:00.000Z')
+      expect(s.next_run.datasets).toContain('census')
+      expect(s.datasets.find((d) => d.dataset === 'sms')?.next_run).toBe('2026-12-03T06:00:00.000Z')
+      const text = await runCliCaptured(on, ['sync', 'status'])
+      expect(text.stdout).toMatch(/^sync: enabled; next run 2026-11-15T14:30:00.000Z \(census/m)
+    } finally {
+      on.close()
+    }
+  })
+})
+
+describe('carrier-verify import while another run holds a dataset', () => {
+  test('waits for it with a message, or tells exactly what to re-run', async () => {
+    const lease = acquireLease(ctx.deps.db, leaseName('census', 'live'), ctx.clock, {
+      ttlMs: 60_000,
+    })
+    const dir = liveCensusDir()
+    const r = await cli('import', '--dir', dir, '--wait', '1')
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(
+      /^census: another run holds this dataset \(process \d+ on .+\); waiting up to 1 s/,
+    )
+    expect(r.stderr).toContain(
+      `not imported: census; re-run: carrier-verify import --dir ${dir} --dataset census\n`,
+    )
+    setTimeout(() => lease?.release(), 300)
+    const ok = await cli('import', '--dir', dir)
+    expect(ok.code).toBe(0)
+    expect(ok.stdout).toMatch(/census\s+activated/)
   })
 })
 

@@ -153,7 +153,11 @@ export const syncRuns = sqliteTable(
     id: integer().primaryKey(),
     dataset: text().notNull(),
     trigger: text().notNull(),
+    /** the dataset channel built ('live' mirror or bundled 'sample') */
+    channel: text().notNull().default('live'),
     status: text().notNull(),
+    /** the lease holder running it: a `running` run whose holder holds no lease is orphaned */
+    holder: text(),
     startedAt: ts().notNull(),
     finishedAt: ts(),
     versionId: integer(),
@@ -165,7 +169,7 @@ export const syncRuns = sqliteTable(
     index('sync_runs_dataset').on(t.dataset, t.startedAt),
     check(
       'sync_runs_status',
-      sql`${t.status} IN ('running','activated','unchanged','not_yet','failed','skipped')`,
+      sql`${t.status} IN ('running','activated','unchanged','not_yet','failed','skipped','interrupted')`,
     ),
   ],
 )
@@ -188,6 +192,11 @@ export const leases = sqliteTable('leases', {
   holder: text().notNull(),
   acquiredAt: ts().notNull(),
   expiresAt: ts().notNull(),
+  /** the holder process: on its own host a dead pid frees the lease at once */
+  pid: integer(),
+  host: text(),
+  /** last heartbeat of a heartbeating lease (dataset runs); a stale one frees the lease */
+  heartbeatAt: ts(),
 })
 
 /** One row, rewritten by every `/readyz`: a real commit proves app.db can be written. */
@@ -344,3 +353,79 @@ export const externalReviews = sqliteTable(
   },
   (t) => [uniqueIndex('external_reviews_source').on(t.dotNumber, t.source)],
 )
+
+/** Vetting policies (checks/): every change is a new version; account 0 = the appliance default. */
+export const checkPolicies = sqliteTable(
+  'check_policies',
+  {
+    id: integer().primaryKey(),
+    /** 0 = the appliance default; otherwise the account it applies to */
+    accountId: integer().notNull(),
+    version: integer().notNull(),
+    /** the validated policy as JSON */
+    document: text().notNull(),
+    /** sha256 of `document` */
+    sha256: text().notNull(),
+    createdAt: ts().notNull(),
+  },
+  (t) => [uniqueIndex('check_policies_version').on(t.accountId, t.version)],
+)
+
+/**
+ * The checks ledger: one signed JSON document per check (kind `check`) or recorded override
+ * (kind `override`), hash-chained per account. Rows are never updated; retention deletes the
+ * oldest prefix of a chain and records its last hash in check_chain_anchors.
+ */
+export const checks = sqliteTable(
+  'checks',
+  {
+    seq: integer().primaryKey({ autoIncrement: true }),
+    id: text().notNull(),
+    kind: text().notNull(),
+    /** the check this row is or overrides */
+    checkId: text().notNull(),
+    accountId: integer().notNull(),
+    apiKeyId: integer(),
+    dotNumber: integer().notNull(),
+    reference: text(),
+    verdict: text().notNull(),
+    createdAt: ts().notNull(),
+    /** the signed JSON document, byte for byte */
+    document: text().notNull(),
+    /** hash of the account's previous row (64 zeros for the first, or the anchor's hash) */
+    prevHash: text().notNull(),
+    /** sha256 hex of `prevHash + "\n" + document` */
+    hash: text().notNull(),
+    signingKeyId: text().notNull(),
+    /** Ed25519 signature of `hash` (base64) */
+    signature: text().notNull(),
+  },
+  (t) => [
+    uniqueIndex('checks_id').on(t.id),
+    index('checks_account_seq').on(t.accountId, t.seq),
+    index('checks_account_dot').on(t.accountId, t.dotNumber, t.createdAt),
+    index('checks_account_reference').on(t.accountId, t.reference),
+    index('checks_check').on(t.checkId),
+    check('checks_kind', sql`${t.kind} IN ('check','override')`),
+    check('checks_verdict', sql`${t.verdict} IN ('pass','review','fail')`),
+  ],
+)
+
+/** Public halves of the check signing keys (private halves are files in DATA_DIR, mode 0600). */
+export const checkSigningKeys = sqliteTable('check_signing_keys', {
+  keyId: text().primaryKey(),
+  /** SPKI PEM */
+  publicKey: text().notNull(),
+  createdAt: ts().notNull(),
+  retiredAt: ts(),
+})
+
+/** Where an account's chain starts after retention pruned its oldest rows. */
+export const checkChainAnchors = sqliteTable('check_chain_anchors', {
+  accountId: integer().primaryKey(),
+  /** the last pruned row */
+  seq: integer().notNull(),
+  hash: text().notNull(),
+  pruned: integer().notNull(),
+  prunedAt: ts().notNull(),
+})

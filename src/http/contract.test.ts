@@ -17,6 +17,8 @@ const NOW = '2026-11-15T12:00:00Z'
 let ctx: TestContext
 let empty: TestContext
 let doc: Json
+/** a check made by the starter key in beforeAll (`{check}` in a call's url) */
+let checkId = ''
 const keys: Record<'starter' | 'free' | 'suspended' | 'sandbox' | 'empty', string> = {
   starter: '',
   free: '',
@@ -43,6 +45,12 @@ beforeAll(async () => {
   keys.suspended = sus.key()
   suspendAccount(ctx.deps.db, sus.account.id, 'test', ctx.clock().getTime())
   keys.empty = empty.account('starter').key()
+  const created = await ctx.post(
+    '/v1/checks',
+    { dot: '1000002', reference: 'CONTRACT' },
+    keys.starter,
+  )
+  checkId = ((await created.json()) as { check_id: string }).check_id
 })
 afterAll(() => {
   ctx.close()
@@ -183,6 +191,86 @@ for (const [op, url] of [
   CALLS.push({ op, method: 'get', url, who: 'empty', status: 503, onEmpty: true })
 CALLS.push({ ...verify('empty', 503, { dot_numbers: [1] }), onEmpty: true })
 
+const post = (
+  op: string,
+  url: string,
+  who: Who,
+  status: number,
+  body: unknown,
+  headers?: Record<string, string>,
+): Call => ({
+  op,
+  method: 'post',
+  url,
+  who,
+  status,
+  body,
+  ...(headers ? { headers } : {}),
+})
+CALLS.push(
+  post('/v1/checks', '/v1/checks', 'starter', 201, {
+    dot: '1000001',
+    reference: 'LOAD-1',
+    contact: { phone: '712-439-2831', email: 'ops@examp1e.com' },
+    watch: true,
+  }),
+  post('/v1/checks', '/v1/checks', 'starter', 201, { mc: 'MC-100002' }),
+  post('/v1/checks', '/v1/checks', 'sandbox', 201, { dot: 9000001 }),
+  post('/v1/checks', '/v1/checks', 'starter', 400, { dot: '1000001', mc: 'MC-1' }),
+  post('/v1/checks', '/v1/checks', 'starter', 400, { dot: 'x' }),
+  post('/v1/checks', '/v1/checks', 'starter', 400, { mc: '??' }),
+  post('/v1/checks', '/v1/checks', null, 401, { dot: '1000001' }),
+  post('/v1/checks', '/v1/checks', 'suspended', 402, { dot: '1000001' }),
+  post('/v1/checks', '/v1/checks', 'free', 403, { dot: '1000001', watch: true }),
+  post('/v1/checks', '/v1/checks', 'starter', 404, { dot: '99999999' }),
+  post('/v1/checks', '/v1/checks', 'starter', 413, { dot: '1', reference: 'x'.repeat(70_000) }),
+  post('/v1/checks', '/v1/checks', 'starter', 415, 'dot=1', { 'content-type': 'text/plain' }),
+  post('/v1/checks', '/v1/checks', 'free', 429, { dot: '1000001' }),
+  { ...post('/v1/checks', '/v1/checks', 'empty', 503, { dot: '1000001' }), onEmpty: true },
+  ...api('/v1/checks', '/v1/checks', [
+    ['starter', 200],
+    ['starter', 200, '?dot=1000002&reference=CONTRACT&from=2026-11-01&to=2026-11-15&limit=5'],
+    ['starter', 400, '?limit=0'],
+    [null, 401],
+    ['suspended', 402],
+  ]),
+  ...api('/v1/checks/{id}', '/v1/checks/', [
+    ['starter', 200, '{check}'],
+    ['starter', 400, 'not-an-id'],
+    [null, 401, '{check}'],
+    ['suspended', 402, '{check}'],
+    ['free', 404, '{check}'],
+  ]),
+  post('/v1/checks/{id}/override', '/v1/checks/{check}/override', 'starter', 201, {
+    by: 'QA',
+    reason: 'known carrier',
+  }),
+  post('/v1/checks/{id}/override', '/v1/checks/not-an-id/override', 'starter', 400, {
+    by: 'QA',
+    reason: 'x',
+  }),
+  post('/v1/checks/{id}/override', '/v1/checks/{check}/override', 'starter', 400, { by: 'QA' }),
+  post('/v1/checks/{id}/override', '/v1/checks/{check}/override', null, 401, {
+    by: 'QA',
+    reason: 'x',
+  }),
+  post('/v1/checks/{id}/override', '/v1/checks/{check}/override', 'suspended', 402, {
+    by: 'QA',
+    reason: 'x',
+  }),
+  post('/v1/checks/{id}/override', '/v1/checks/{check}/override', 'free', 404, {
+    by: 'QA',
+    reason: 'x',
+  }),
+  post('/v1/checks/{id}/override', '/v1/checks/{check}/override', 'starter', 413, {
+    by: 'QA',
+    reason: 'x'.repeat(70_000),
+  }),
+  post('/v1/checks/{id}/override', '/v1/checks/{check}/override', 'starter', 415, 'by=QA', {
+    'content-type': 'text/plain',
+  }),
+)
+
 const covered = new Set<string>()
 
 function operation(template: string, method: string): Json {
@@ -204,10 +292,11 @@ describe('every endpoint, every documented status, validated against /openapi.js
   )('%s', async (_, call) => {
     const app = call.onEmpty ? empty : ctx
     const key = call.who ? keys[call.who] : undefined
+    const url = call.url.replace('{check}', checkId)
     const res =
       call.method === 'get'
-        ? await app.get(call.url, key, call.headers)
-        : await app.post(call.url, call.body, key, call.headers)
+        ? await app.get(url, key, call.headers)
+        : await app.post(url, call.body, key, call.headers)
     expect(res.status).toBe(call.status)
     const op = operation(call.op, call.method)
     const documented = (op.responses as Record<string, Json>)[String(res.status)]

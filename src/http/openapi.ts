@@ -87,6 +87,7 @@ const inputSchema = (s: z.ZodType): Json =>
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
+  201: 'Created',
   400: 'Bad request',
   401: 'Unauthorized',
   402: 'Payment required',
@@ -275,6 +276,7 @@ export const toOpenApiPath = (honoPath: string) =>
 const TAG_TEXT: Record<string, string> = {
   companies: 'Verification records by USDOT number, docket or batch',
   search: 'Find a company by name, USDOT or docket',
+  checks: 'Stored, signed checks of a company against your vetting policy (docs/checks.md)',
   operations: 'Liveness, readiness, metrics and this reference (no key)',
 }
 

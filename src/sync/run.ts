@@ -7,7 +7,7 @@
  */
 import { HOUR, isoDate, type Clock } from '../clock.ts'
 import type { DatasetRegistry } from '../db/datasets.ts'
-import { acquireLease } from '../db/leases.ts'
+import { acquireLease, getLease, type Lease, type LeaseHolder } from '../db/leases.ts'
 import type { BuildStats, Channel, DatasetName } from '../db/names.ts'
 import type { Sqlite } from '../db/open.ts'
 import { enqueueEvent } from '../db/outbox.ts'
@@ -22,12 +22,17 @@ import {
 import { verifyBuild } from '../ingest/build.ts'
 import type { BuildProgress, DatasetSpec } from '../ingest/types.ts'
 import type { Logger } from '../log.ts'
+import { removeDbFile } from '../db/open.ts'
 import { buildInWorker } from './build-runner.ts'
+import { recoverRuns } from './recover.ts'
 
 export type RunTrigger = 'schedule' | 'cli' | 'import' | 'startup' | 'test'
 
-/** not_yet: nothing changed and a daily file is not published yet */
-export type RunStatus = 'activated' | 'unchanged' | 'not_yet' | 'skipped' | 'failed'
+/**
+ * not_yet: nothing changed and a daily file is not published yet; interrupted: stopped by a
+ * shutdown (SIGTERM, Ctrl-C) or a crash, to be retried at the next start
+ */
+export type RunStatus = 'activated' | 'unchanged' | 'not_yet' | 'skipped' | 'failed' | 'interrupted'
 
 export type FileStatus = 'changed' | 'unchanged' | 'not_yet' | 'missing' | 'failed'
 
@@ -73,7 +78,8 @@ export interface RunDeps {
   datasets: DatasetRegistry
   log: Logger
   clock: Clock
-  paths: { datasets: string }
+  /** downloads: partial downloads of a crashed sync are removed from here */
+  paths: { datasets: string; downloads?: string }
   /** reacts to an activation (the composition root passes the watchlist comparison) */
   onActivated?: ActivationListener
 }
@@ -107,6 +113,10 @@ export interface RunOptions {
   /** the date the data describes; default today (a frozen dataset has its own) */
   asOf?: string
   onProgress?: (p: BuildProgress) => void
+  /** how long to wait for the dataset's lease when another run holds it (default 0: skip) */
+  waitMs?: number
+  /** told once when the run starts waiting for a held lease */
+  onWait?: (dataset: DatasetName, holder: LeaseHolder | null) => void
   /** gathers the inputs while the lease is held: a sync downloads here, an import lists files */
   inputs(ctx: RunInputsContext): Promise<RunInputs>
 }
@@ -116,14 +126,50 @@ export const leaseName = (dataset: DatasetName, channel: Channel) => `sync:${cha
 
 const LEASE_TTL = 2 * HOUR
 
-export function openRun(db: Sqlite, dataset: DatasetName, trigger: string, now: number): number {
+export function openRun(
+  db: Sqlite,
+  run: { dataset: DatasetName; channel: Channel; trigger: string; holder: string | null },
+  now: number,
+): number {
   return Number(
     db
       .prepare(
-        `INSERT INTO sync_runs (dataset, trigger, status, started_at) VALUES (?, ?, 'running', ?)`,
+        `INSERT INTO sync_runs (dataset, channel, trigger, holder, status, started_at)
+         VALUES (?, ?, ?, ?, 'running', ?)`,
       )
-      .run(dataset, trigger, now).lastInsertRowid,
+      .run(run.dataset, run.channel, run.trigger, run.holder, now).lastInsertRowid,
   )
+}
+
+const LEASE_POLL_MS = 1_000
+
+/** Takes the dataset's lease, waiting up to `opts.waitMs` for another run to finish. */
+async function takeLease(
+  deps: RunDeps,
+  dataset: DatasetName,
+  name: string,
+  opts: RunOptions,
+  onLost: () => void,
+): Promise<Lease | null> {
+  const deadline = Date.now() + (opts.waitMs ?? 0)
+  let told = false
+  for (;;) {
+    const lease = acquireLease(deps.db, name, deps.clock, {
+      ttlMs: LEASE_TTL,
+      heartbeat: { onLost },
+    })
+    if (lease || Date.now() >= deadline || opts.signal.aborted) return lease
+    if (!told) opts.onWait?.(dataset, getLease(deps.db, name))
+    told = true
+    await new Promise((r) => setTimeout(r, Math.min(LEASE_POLL_MS, deadline - Date.now())))
+  }
+}
+
+/** The one line a skipped run records: who holds the lease. */
+function heldBy(h: LeaseHolder | null): string {
+  if (!h) return 'another sync of this dataset is running'
+  const who = h.pid === null ? 'another process' : `process ${h.pid} on ${h.host ?? '?'}`
+  return `another sync of this dataset is running (${who}, since ${new Date(h.acquiredAt).toISOString()})`
 }
 
 export function closeRun(
@@ -168,18 +214,35 @@ export async function runDataset(
     error: null,
     files,
   }
-  const lease = acquireLease(deps.db, leaseName(spec.name, opts.channel), deps.clock, {
-    ttlMs: LEASE_TTL,
-  })
+  const name = leaseName(spec.name, opts.channel)
+  // the lease's heartbeat found another holder (this process was judged gone): stop the run
+  const lost = new AbortController()
+  const lease = await takeLease(deps, spec.name, name, opts, () =>
+    lost.abort(new Error('the dataset lease was taken over by another process')),
+  )
+  const run = { dataset: spec.name, channel: opts.channel, trigger: opts.trigger }
   if (!lease) {
-    const error = 'another sync of this dataset is running'
-    const runId = openRun(deps.db, spec.name, opts.trigger, now())
+    const error = heldBy(getLease(deps.db, name))
+    const runId = openRun(deps.db, { ...run, holder: null }, now())
     closeRun(deps.db, runId, 'skipped', now(), { error })
     return { ...facts, status: 'skipped', runId, error }
   }
-  const runId = openRun(deps.db, spec.name, opts.trigger, now())
+  let runId: number
+  try {
+    try {
+      recoverRuns(deps, lease.holder)
+    } catch (err) {
+      // a leftover that cannot be cleaned now (a file in use) must not stop this run
+      deps.log.warn({ err, dataset: spec.name }, 'recovering interrupted runs failed')
+    }
+    runId = openRun(deps.db, { ...run, holder: lease.holder }, now())
+  } catch (err) {
+    lease.release()
+    throw err
+  }
+  const signal = AbortSignal.any([opts.signal, lost.signal])
   facts.runId = runId
-  let versionId: number | null = null
+  let version: VersionRow | null = null
   try {
     const previous = activeVersion(deps.db, spec.name, opts.channel)
     const got = await opts.inputs({ previous, files, renew: () => void lease.renew() })
@@ -197,33 +260,40 @@ export async function runDataset(
         rejects: previous?.rejects ?? null,
       }
     }
-    opts.signal.throwIfAborted()
+    signal.throwIfAborted()
     const { inputs } = got
     const missing = spec.files.filter((f) => f.required && !inputs.has(f.id)).map((f) => f.id)
     if (missing.length) throw new Error(`required file(s) missing: ${missing.join(', ')}`)
     const today = isoDate(deps.clock())
     const asOf = spec.frozenAsOf ?? opts.asOf ?? today
-    const version = createVersion(
-      deps.db,
-      deps.paths.datasets,
-      spec.name,
-      opts.channel,
-      asOf,
-      deps.clock,
-    )
-    versionId = version.id
+    // the version row and its link to this run in one transaction: recovery never sees one alone
+    const built = deps.db.transaction(() => {
+      const v = createVersion(
+        deps.db,
+        deps.paths.datasets,
+        spec.name,
+        opts.channel,
+        asOf,
+        deps.clock,
+      )
+      deps.db.prepare('UPDATE sync_runs SET version_id = ? WHERE id = ?').run(v.id, runId)
+      return v
+    })()
+    version = built
     const started = Date.now()
-    const stats = await buildInWorker(spec, inputs, version.path, {
+    const stats = await buildInWorker(spec, inputs, built.path, {
       asOf,
       today,
-      signal: opts.signal,
+      signal,
       onProgress: opts.onProgress,
     })
     // the sample is what it is; the shrink guard protects the live mirror only
     verifyBuild(spec, stats, opts.channel === 'live' ? (previous?.rows ?? null) : null)
     got.verify?.(stats, previous)
+    signal.throwIfAborted()
+    if (!lease.renew()) throw new Error('the dataset lease was taken over by another process')
     let replaced: VersionRow | null = null
-    activateVersion(deps.db, version, stats, got.files, deps.clock, (prev) => {
+    activateVersion(deps.db, built, stats, got.files, deps.clock, (prev) => {
       replaced = prev
       if (opts.channel === 'live')
         enqueueEvent(
@@ -233,7 +303,7 @@ export async function runDataset(
             type: 'dataset.updated',
             data: {
               dataset: spec.name,
-              version: version.id,
+              version: built.id,
               rows: stats.rows,
               rejects: stats.rejects,
               as_of: asOf,
@@ -245,7 +315,7 @@ export async function runDataset(
     })
     const seconds = (Date.now() - started) / 1000
     closeRun(deps.db, runId, 'activated', now(), {
-      versionId: version.id,
+      versionId: built.id,
       stats: { ...stats, seconds },
     })
     deps.datasets.reconcile()
@@ -253,7 +323,7 @@ export async function runDataset(
       {
         dataset: spec.name,
         channel: opts.channel,
-        version: version.id,
+        version: built.id,
         rows: stats.rows,
         rejects: stats.rejects,
         seconds,
@@ -264,7 +334,7 @@ export async function runDataset(
     notify(deps, {
       dataset: spec.name,
       channel: opts.channel,
-      version: version.id,
+      version: built.id,
       previous: (replaced as VersionRow | null)?.id ?? null,
       asOf,
       rows: stats.rows,
@@ -272,7 +342,7 @@ export async function runDataset(
     return {
       ...facts,
       status: 'activated',
-      version: version.id,
+      version: built.id,
       rows: stats.rows,
       rejects: stats.rejects,
       stats,
@@ -280,7 +350,13 @@ export async function runDataset(
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err)
     const at = now()
-    if (versionId !== null) failVersion(deps.db, versionId, message, deps.clock)
+    const versionId = version?.id ?? null
+    if (version) {
+      failVersion(deps.db, version.id, message, deps.clock)
+      // a refused or interrupted build leaves no file behind
+      removeDbFile(version.path)
+    }
+    if (signal.aborted) return interrupted(deps, spec, opts, facts, runId, versionId, signal)
     deps.db.transaction(() => {
       closeRun(deps.db, runId, 'failed', at, { versionId, error: message })
       if (opts.channel === 'live')
@@ -302,6 +378,29 @@ export async function runDataset(
   } finally {
     lease.release()
   }
+}
+
+/**
+ * A run stopped by a shutdown (SIGTERM, Ctrl-C) or a lost lease: recorded as `interrupted` and
+ * logged at info (a normal stop is not an error); no `sync.failed` event. The next start retries.
+ */
+function interrupted(
+  deps: RunDeps,
+  spec: DatasetSpec,
+  opts: RunOptions,
+  facts: RunFacts,
+  runId: number,
+  versionId: number | null,
+  signal: AbortSignal,
+): RunResult {
+  const reason = signal.reason instanceof Error ? signal.reason.message : 'aborted'
+  const error = `interrupted: ${reason}`
+  closeRun(deps.db, runId, 'interrupted', deps.clock().getTime(), { versionId, error })
+  deps.log.info(
+    { dataset: spec.name, channel: opts.channel, reason },
+    'dataset run interrupted; it is retried at the next start',
+  )
+  return { ...facts, status: 'interrupted', version: versionId, error }
 }
 
 /** A listener's failure never fails the run (the watch:monitor job is the safety net). */

@@ -1,34 +1,59 @@
 import { createHash } from 'node:crypto'
 import { readFileSync } from 'node:fs'
-import { filesInDir, importDir } from './pipeline.ts'
+import { DATASETS } from './datasets.ts'
+import { filesInDir, inputsFor, runBuild } from './pipeline.ts'
 import type { RunDeps, RunResult } from './run.ts'
 import { activeVersion } from '../db/versions.ts'
 
-/** A fingerprint of the bundled sample files (they are small): a new release's sample rebuilds. */
-export function sampleFingerprint(dir: string): string | null {
-  const files = [...filesInDir(dir).entries()].sort(([a], [b]) => a.localeCompare(b))
-  if (files.length === 0) return null
+/** A fingerprint of a set of sample files (they are small): a new release's sample rebuilds. */
+export function sampleFingerprint(files: ReadonlyMap<string, string>): string | null {
+  const sorted = [...files.entries()].sort(([a], [b]) => a.localeCompare(b))
+  if (sorted.length === 0) return null
   const h = createHash('sha256')
-  for (const [id, path] of files) h.update(id).update(readFileSync(path))
+  for (const [id, path] of sorted) h.update(id).update(readFileSync(path))
   return h.digest('hex')
 }
 
+/** How long a start waits for a sample dataset another process is building. */
+const SAMPLE_LEASE_WAIT_MS = 5 * 60_000
+
 /**
- * Makes sure the bundled sample dataset is built and active (first start, or a newer sample
- * shipped with an upgrade). Sandbox keys read it; live keys read it until the mirror has a census.
+ * Makes sure every bundled sample dataset is built and active (first start, a start after a crash
+ * during the sample build, or a newer sample shipped with an upgrade). Each dataset is judged on
+ * its own by the fingerprint of its own files, so a missing or outdated one is rebuilt alone.
+ * Sandbox keys read the sample; live keys read it until the mirror has a census.
  */
 export async function ensureSample(
   deps: RunDeps,
   dir: string,
   signal: AbortSignal,
 ): Promise<RunResult[] | 'current' | 'absent'> {
-  const fingerprint = sampleFingerprint(dir)
-  if (!fingerprint) return 'absent'
-  const current = activeVersion(deps.db, 'census', 'sample')
-  const stored = current?.files
-    ? (JSON.parse(current.files) as { fingerprint?: string }).fingerprint
-    : undefined
-  if (current && stored === fingerprint) return 'current'
-  deps.log.info({ dir }, 'building the bundled sample dataset')
-  return importDir(deps, dir, { channel: 'sample', trigger: 'startup', signal, fingerprint })
+  const available = filesInDir(dir)
+  if (available.size === 0) return 'absent'
+  const results: RunResult[] = []
+  for (const spec of DATASETS) {
+    if (signal.aborted) break
+    const inputs = inputsFor(spec, available)
+    const fingerprint = sampleFingerprint(inputs)
+    if (!fingerprint) continue
+    const current = activeVersion(deps.db, spec.name, 'sample')
+    const stored = current?.files
+      ? (JSON.parse(current.files) as { fingerprint?: string }).fingerprint
+      : undefined
+    if (current && stored === fingerprint) continue
+    deps.log.info(
+      { dataset: spec.name, dir, reason: current ? 'changed' : 'missing' },
+      'building the bundled sample dataset',
+    )
+    results.push(
+      await runBuild(deps, spec, inputs, {
+        channel: 'sample',
+        trigger: 'startup',
+        signal,
+        fingerprint,
+        waitMs: SAMPLE_LEASE_WAIT_MS,
+      }),
+    )
+  }
+  return results.length ? results : 'current'
 }

@@ -1,15 +1,18 @@
 /**
- * What the mirror holds and how its syncs went, per dataset (`sync status`, the console, metrics):
- * the active version (rows, as-of), the last attempt and the last error, whether a sync is
- * running now (its lease), and the facts of each source file.
+ * What the mirror holds and how its syncs went (`sync status`): which data serves now (the mirror
+ * or the bundled sample, with its as-of date), the next scheduled run, and per dataset the active
+ * version (rows, as-of), the last attempt and the last error, whether a sync is running now (its
+ * lease), its next scheduled run and the facts of each source file.
  */
+import { Cron } from 'croner'
 import type { Deps } from '../deps.ts'
+import { getLease, leaseStaleReason } from '../db/leases.ts'
 import { DATASETS } from './datasets.ts'
 import { getSourceFile } from './download.ts'
 import { leaseName } from './run.ts'
 import { sourcesOf } from './sources.ts'
 import type { DatasetName } from '../db/names.ts'
-import { activeVersion } from '../db/versions.ts'
+import { activeVersion, type VersionRow } from '../db/versions.ts'
 
 export interface RunInfo {
   id: number
@@ -34,10 +37,22 @@ export interface DatasetStatus {
     activated_at: string | null
   } | null
   sample: { version: number; rows: number | null; as_of: string | null } | null
+  /** the version answering live keys now: the mirror's once it has a census, else the sample's */
+  serving: {
+    source: 'mirror' | 'sample'
+    version: number
+    rows: number | null
+    as_of: string | null
+  } | null
   running: boolean
+  /** the next scheduled sync (ISO, UTC), or null when syncing is disabled */
+  next_run: string | null
   last_run: RunInfo | null
   last_success_at: string | null
+  /** the current error in full (until a later sync succeeds) */
   last_error: { at: string; message: string } | null
+  /** the current error on one line, shortened (for the table) */
+  error_summary: string | null
   files: {
     id: string
     kind: string
@@ -74,35 +89,58 @@ const runInfo = (r: RunRow): RunInfo => ({
   error: r.error,
 })
 
+/** The next time (after `now`) a cron expression fires, in UTC. */
+function nextRunOf(cron: string, now: number): string | null {
+  const job = new Cron(cron, { timezone: 'UTC', paused: true })
+  try {
+    return job.nextRun(new Date(now))?.toISOString() ?? null
+  } finally {
+    job.stop()
+  }
+}
+
+/** An error on one line: its first line, at most 100 characters. */
+export function summarise(message: string): string {
+  const first = message.split(/\r?\n/, 1)[0]?.trim() ?? ''
+  return first.length > 100 ? `${first.slice(0, 99)}…` : first
+}
+
+const servingOf = (v: VersionRow | null, source: 'mirror' | 'sample') =>
+  v ? { source, version: v.id, rows: v.rows, as_of: v.asOf } : null
+
 /** Status of every dataset, in build order. Reads app.db only; safe from any process. */
 export function syncStatus(deps: Pick<Deps, 'db' | 'config' | 'clock'>): DatasetStatus[] {
   const { db, config } = deps
   const now = deps.clock().getTime()
+  // live keys read the mirror once it has a census, the sample until then (DatasetRegistry.view)
+  const mirrorServes = activeVersion(db, 'census', 'live') !== null
+  const runOf = (sql: string, dataset: DatasetName) =>
+    db
+      .prepare(
+        `SELECT ${RUN_COLS} FROM sync_runs WHERE dataset = ? AND channel = 'live' ${sql} ORDER BY id DESC LIMIT 1`,
+      )
+      .get(dataset) as RunRow | undefined
   return DATASETS.map((spec) => {
     const active = activeVersion(db, spec.name, 'live')
     const sample = activeVersion(db, spec.name, 'sample')
-    const last = db
-      .prepare(`SELECT ${RUN_COLS} FROM sync_runs WHERE dataset = ? ORDER BY id DESC LIMIT 1`)
-      .get(spec.name) as RunRow | undefined
-    const lastOk = db
-      .prepare(
-        `SELECT ${RUN_COLS} FROM sync_runs WHERE dataset = ? AND status IN ('activated', 'unchanged', 'not_yet')
-         ORDER BY id DESC LIMIT 1`,
-      )
-      .get(spec.name) as RunRow | undefined
-    const lastFail = db
-      .prepare(
-        `SELECT ${RUN_COLS} FROM sync_runs WHERE dataset = ? AND status = 'failed' ORDER BY id DESC LIMIT 1`,
-      )
-      .get(spec.name) as RunRow | undefined
-    const lease = db
-      .prepare('SELECT expires_at AS expiresAt FROM leases WHERE name = ?')
-      .get(leaseName(spec.name, 'live')) as { expiresAt: number } | undefined
+    const last = runOf('', spec.name)
+    const lastOk = runOf(`AND status IN ('activated', 'unchanged', 'not_yet')`, spec.name)
+    const lastFail = runOf(`AND status = 'failed'`, spec.name)
+    const lease = getLease(db, leaseName(spec.name, 'live'))
+    const cron = config.sync.enabled ? config.sync.schedules[spec.schedule] : null
+    // an error is current only while no later sync succeeded
+    const error =
+      lastFail && (!lastOk || lastFail.id > lastOk.id)
+        ? {
+            at: iso(lastFail.finishedAt ?? lastFail.startedAt) ?? '',
+            message: lastFail.error ?? '',
+          }
+        : null
     return {
       dataset: spec.name,
       title: spec.title,
       schedule: spec.schedule,
-      cron: config.sync.enabled ? config.sync.schedules[spec.schedule] : null,
+      cron,
       active: active
         ? {
             version: active.id,
@@ -113,17 +151,13 @@ export function syncStatus(deps: Pick<Deps, 'db' | 'config' | 'clock'>): Dataset
           }
         : null,
       sample: sample ? { version: sample.id, rows: sample.rows, as_of: sample.asOf } : null,
-      running: lease !== undefined && lease.expiresAt >= now,
+      serving: mirrorServes ? servingOf(active, 'mirror') : servingOf(sample, 'sample'),
+      running: lease !== null && leaseStaleReason(lease, now) === null,
+      next_run: cron ? nextRunOf(cron, now) : null,
       last_run: last ? runInfo(last) : null,
       last_success_at: lastOk ? iso(lastOk.finishedAt ?? lastOk.startedAt) : null,
-      // an error is current only while no later sync succeeded
-      last_error:
-        lastFail && (!lastOk || lastFail.id > lastOk.id)
-          ? {
-              at: iso(lastFail.finishedAt ?? lastFail.startedAt) ?? '',
-              message: lastFail.error ?? '',
-            }
-          : null,
+      last_error: error,
+      error_summary: error ? summarise(error.message) : null,
       files: sourcesOf(spec, config.sync.baseUrl).map((src) => {
         const f = getSourceFile(db, src.id)
         return {
@@ -142,4 +176,49 @@ export function syncStatus(deps: Pick<Deps, 'db' | 'config' | 'clock'>): Dataset
       }),
     }
   })
+}
+
+/** `sync status --json`: the whole picture at a glance. */
+export interface SyncOverview {
+  /** what live keys read now: the mirror (once it has a census), the bundled sample, or nothing */
+  serving: { source: 'mirror' | 'sample' | 'none'; as_of: string | null; since: string | null }
+  sync_enabled: boolean
+  /** the next scheduled sync of any dataset, or null when syncing is disabled */
+  next_run: { at: string; datasets: DatasetName[] } | null
+  /** the mirror's last change (an activation) and last confirmation (any successful run) */
+  last_mirror: { updated_at: string | null; checked_at: string | null } | null
+  datasets: DatasetStatus[]
+}
+
+export function syncOverview(deps: Pick<Deps, 'db' | 'config' | 'clock'>): SyncOverview {
+  const { db } = deps
+  const datasets = syncStatus(deps)
+  const census = activeVersion(db, 'census', 'live') ?? activeVersion(db, 'census', 'sample')
+  const upcoming = datasets
+    .filter((d): d is DatasetStatus & { next_run: string } => d.next_run !== null)
+    .sort((a, b) => a.next_run.localeCompare(b.next_run))
+  const first = upcoming[0]?.next_run
+  const last = db
+    .prepare(
+      `SELECT max(CASE WHEN status = 'activated' THEN finished_at END) AS updated,
+              max(finished_at) AS checked
+       FROM sync_runs WHERE channel = 'live' AND status IN ('activated', 'unchanged', 'not_yet')`,
+    )
+    .get() as { updated: number | null; checked: number | null }
+  return {
+    serving: {
+      source: census ? (census.channel === 'live' ? 'mirror' : 'sample') : 'none',
+      as_of: census?.asOf ?? null,
+      since: iso(census?.activatedAt),
+    },
+    sync_enabled: deps.config.sync.enabled,
+    next_run: first
+      ? { at: first, datasets: upcoming.filter((d) => d.next_run === first).map((d) => d.dataset) }
+      : null,
+    last_mirror:
+      last.checked === null
+        ? null
+        : { updated_at: iso(last.updated), checked_at: iso(last.checked) },
+    datasets,
+  }
 }

@@ -9,6 +9,7 @@ import { motusDataset } from '../licensing/motus.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { LICENSING_FIXTURES, startFmcsaServer, type FmcsaServer } from '../testing/fmcsa-server.ts'
 import { leaseName } from './run.ts'
+import { catchUpSync, pendingDatasets } from './startup.ts'
 import { syncStatus } from './status.ts'
 import { syncAll, syncDataset, type SyncOptions, type SyncResult } from './sync.ts'
 import type { DatasetName } from '../db/names.ts'
@@ -238,7 +239,7 @@ describe('sync end to end against a local FMCSA server', () => {
     expect(r?.files.find((f) => f.id === 'inys-ebih')?.status).toBe('missing')
   })
 
-  test('an abort in the middle of a build removes the partial file; the old version stays', async () => {
+  test('an abort in the middle of a build is "interrupted", removes the partial file; the old version stays', async () => {
     await syncMirror()
     const before = ctx.deps.datasets.get('motus', 'live')?.versionId
     const carrier = server.body('inys-ebih')?.toString() ?? ''
@@ -251,7 +252,13 @@ describe('sync end to end against a local FMCSA server', () => {
         if (p.phase === 'build') abort.abort(new Error('stop requested'))
       },
     })
-    expect(r.status).toBe('failed')
+    expect(r).toMatchObject({ status: 'interrupted', error: 'interrupted: stop requested' })
+    expect(lastRun('motus')).toEqual({
+      status: 'interrupted',
+      error: 'interrupted: stop requested',
+    })
+    // a normal stop is not a failure: no sync.failed event
+    expect(count(`SELECT count(*) AS n FROM webhook_events WHERE type = 'sync.failed'`)).toBe(0)
     expect(r.version).not.toBeNull()
     const v = ctx.deps.db
       .prepare('SELECT status, path FROM dataset_versions WHERE id = ?')
@@ -328,11 +335,44 @@ describe('sync end to end against a local FMCSA server', () => {
       ttlMs: 60_000,
     })
     const r = await syncDataset(legacyDataset, ctx.deps, opts())
-    expect(r).toMatchObject({ status: 'skipped', error: 'another sync of this dataset is running' })
+    expect(r).toMatchObject({
+      status: 'skipped',
+      error: expect.stringMatching(
+        new RegExp(
+          `^another sync of this dataset is running \\(process ${process.pid} on .+, since 2026-11-15T15:00:00.000Z\\)$`,
+        ),
+      ),
+    })
     expect(lastRun('legacy').status).toBe('skipped')
     expect(syncStatus(ctx.deps).find((s) => s.dataset === 'legacy')?.running).toBe(true)
     lease?.release()
     expect((await syncDataset(legacyDataset, ctx.deps, opts())).status).toBe('activated')
+  })
+
+  test('a start syncs the datasets owed, and retries one whose lease is held instead of waiting a day', async () => {
+    // census and legacy are current; motus was interrupted by a shutdown
+    await syncAll(ctx.deps, { ...opts(), only: ['census', 'legacy'] })
+    ctx.deps.db
+      .prepare(
+        `INSERT INTO sync_runs (dataset, channel, trigger, status, started_at) VALUES ('motus', 'live', 'startup', 'interrupted', 0)`,
+      )
+      .run()
+    expect(pendingDatasets(ctx.deps.db)).toEqual(['motus', 'sms', 'oos'])
+    const lease = acquireLease(ctx.deps.db, leaseName('motus', 'live'), ctx.clock, {
+      ttlMs: 60_000,
+    })
+    setTimeout(() => lease?.release(), 250)
+    const results = await catchUpSync(ctx.deps, ['motus'], {
+      signal: AbortSignal.timeout(20_000),
+      retryMs: 100,
+    })
+    expect(results.map((r) => [r.dataset, r.status])).toEqual([['motus', 'activated']])
+    const runs = ctx.deps.db
+      .prepare(`SELECT status FROM sync_runs WHERE dataset = 'motus' AND trigger = 'startup'`)
+      .all()
+    expect(runs[runs.length - 1]).toEqual({ status: 'activated' })
+    expect(runs).toContainEqual({ status: 'skipped' })
+    expect(pendingDatasets(ctx.deps.db)).toEqual(['sms', 'oos'])
   })
 
   test('sync status: active version, last attempt, an error only until the next success', async () => {

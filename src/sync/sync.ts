@@ -69,7 +69,7 @@ export async function syncDataset(
       datasets: deps.datasets,
       log: deps.log,
       clock: deps.clock,
-      paths: { datasets: deps.config.paths.datasets },
+      paths: { datasets: deps.config.paths.datasets, downloads: deps.config.paths.downloads },
       onActivated: deps.onActivated,
     },
     spec,
@@ -250,7 +250,10 @@ function verifyFiles(
   }
 }
 
-/** Mirrors every dataset (or `only` those), one after the other, in build order. */
+/**
+ * Mirrors every dataset (or `only` those), one after the other, in build order. A shutdown stops
+ * it after the interrupted dataset (the datasets not reached are not in the result).
+ */
 export async function syncAll(
   deps: SyncDeps,
   opts: SyncOptions & { only?: readonly DatasetName[] },
@@ -258,7 +261,7 @@ export async function syncAll(
   const results: SyncResult[] = []
   for (const spec of DATASETS) {
     if (opts.only && !opts.only.includes(spec.name)) continue
-    opts.signal.throwIfAborted()
+    if (opts.signal.aborted) break
     results.push(await syncDataset(spec, deps, opts))
   }
   return results

@@ -1,7 +1,7 @@
 /** Scheduled jobs of the webhooks domain; jobs/scheduler.ts wires them to croner. */
 import type { Deps } from '../deps.ts'
 import { deliverDue, type DeliverDeps } from './deliver.ts'
-import { runWatchMonitor } from './monitor.ts'
+import { runWatchMonitor, type MonitorDeps } from './monitor.ts'
 
 export interface JobDefinition {
   name: string
@@ -10,7 +10,8 @@ export interface JobDefinition {
   run(signal: AbortSignal): Promise<unknown>
 }
 
-type JobDeps = Pick<Deps, 'db' | 'datasets' | 'config' | 'clock' | 'fetch' | 'random' | 'log'>
+type JobDeps = Pick<Deps, 'db' | 'datasets' | 'config' | 'clock' | 'fetch' | 'random' | 'log'> &
+  Pick<MonitorDeps, 'annotate'>
 
 /** Fans out new events and sends due deliveries, every 15 s (retries are due by their own time). */
 export const webhooksDeliverJob = (deps: JobDeps & Pick<DeliverDeps, 'lookup'>): JobDefinition => ({

@@ -132,6 +132,15 @@ export interface MonitorDeps {
   clock: Clock
   log: Logger
   config: Pick<Config, 'sync'>
+  /**
+   * Extra data for one account's carrier.changed event (the composition root wires checks/: the
+   * account's checks whose verdict would now differ). Runs inside the comparison's transaction.
+   */
+  annotate?: (
+    accountId: number,
+    dot: number,
+    record: CompanyRecord | null,
+  ) => Record<string, unknown>
 }
 
 export type MonitorResult =
@@ -246,6 +255,7 @@ export function runWatchMonitor(
                       mc_number: record?.mc_number ?? null,
                       changes,
                       data_as_of: record?.dataAsOf ?? null,
+                      ...deps.annotate?.(accountId, dot, record),
                     },
                   },
                   now.getTime(),

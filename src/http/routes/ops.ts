@@ -40,7 +40,8 @@ export const opsRoutes = (deps: Deps) =>
         }
       const last = deps.db
         .prepare(
-          `SELECT dataset, status FROM sync_runs r WHERE id = (SELECT max(id) FROM sync_runs WHERE dataset = r.dataset AND status NOT IN ('running','skipped'))`,
+          `SELECT dataset, status FROM sync_runs r WHERE id = (SELECT max(id) FROM sync_runs
+             WHERE dataset = r.dataset AND channel = 'live' AND status NOT IN ('running', 'skipped', 'interrupted'))`,
         )
         .all() as { dataset: string; status: string }[]
       diskSpace(deps)

@@ -1,0 +1,260 @@
+/**
+ * A check: the record as served, judged by the account's vetting policy, with the contact
+ * verification, stored as one signed JSON document in the account's chain. Billed as one lookup
+ * through the one charging function. Reading a check answers the stored document unchanged,
+ * with its signature and any recorded overrides.
+ */
+import { randomBytes } from 'node:crypto'
+import { isoDate } from '../clock.ts'
+import { findCensusByContact } from '../census/census.ts'
+import { McParam, resolveIdentifier, toDocketLookupJson, DotParam } from '../carriers/docket.ts'
+import { toMetaJson } from '../carriers/json.ts'
+import {
+  chargeCall,
+  findRecord,
+  notFoundForDot,
+  notFoundWithUsage,
+  shapeMetered,
+} from '../carriers/lookup.ts'
+import type { CompanyRecord } from '../carriers/record.ts'
+import type { Deps } from '../deps.ts'
+import { AppError } from '../errors.ts'
+import type { Caller } from '../keys/keys.ts'
+import type { Usage } from '../keys/usage.ts'
+import { checkContact, type ContactSources, type OtherCompanyJson } from './contact.ts'
+import { evaluatePolicy } from './evaluate.ts'
+import { appendEntry, ROW_COLUMNS, type LedgerRow } from './ledger.ts'
+import { effectivePolicy } from './policy.ts'
+import type {
+  CheckDocument,
+  CheckJson,
+  CheckRequest,
+  OverrideDocument,
+  OverrideRequest,
+} from './schema.ts'
+import { currentSigner } from './signing.ts'
+
+export const newId = (prefix: 'chk' | 'ovr') => `${prefix}_${randomBytes(12).toString('base64url')}`
+
+/** The other companies' status, read in the caller's view (at most OTHERS_EXAMINED per check). */
+function contactSources(deps: Deps, caller: Caller): ContactSources {
+  const census = deps.datasets.view(caller.mode).get('census')
+  return {
+    companiesWith: (kind, values, limit) =>
+      census ? findCensusByContact(census, kind, values, limit) : { total: 0, dots: [] },
+    statusOf(dot): OtherCompanyJson | null {
+      const r = findRecord(deps, caller, dot)
+      if (!r) return null
+      return {
+        dot_number: r.dot_number,
+        legal_name: r.legal_name,
+        usdot_status: r.identity.usdot_status,
+        authority_status: r.authority.status,
+        revoked: r.authority.revoked_date !== null && r.authority.status !== 'ACTIVE',
+        out_of_service: r.identity.out_of_service === true,
+      }
+    },
+  }
+}
+
+async function resolve(
+  deps: Deps,
+  caller: Caller,
+  req: CheckRequest,
+): Promise<{ record: CompanyRecord; lookup: CheckDocument['lookup'] }> {
+  if (req.dot !== undefined) {
+    const r = DotParam.safeParse(typeof req.dot === 'number' ? String(req.dot) : req.dot)
+    if (!r.success)
+      throw new AppError('invalid_dot', r.error.issues[0]?.message ?? 'invalid USDOT number')
+    const record = findRecord(deps, caller, r.data)
+    if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(r.data).message)
+    return { record, lookup: null }
+  }
+  const mc = req.mc ?? ''
+  const id = McParam.safeParse(mc)
+  if (!id.success)
+    throw new AppError('invalid_docket', id.error.issues[0]?.message ?? 'invalid docket')
+  const res = await resolveIdentifier(deps, caller, id.data)
+  if (!res.ok) throw notFoundWithUsage(deps, caller, res.message)
+  return { record: res.match.record, lookup: toDocketLookupJson(mc, res.match) }
+}
+
+export interface CreatedCheck {
+  check: CheckJson
+  usage: Usage
+  meta: ReturnType<typeof toMetaJson>
+}
+
+/** Judges and stores a check (404 and 400 are not billed; 429 past a capped plan's quota). */
+export async function createCheck(
+  deps: Deps,
+  caller: Caller,
+  req: CheckRequest,
+  requestId: string,
+): Promise<CreatedCheck> {
+  const { record, lookup } = await resolve(deps, caller, req)
+  const usage = chargeCall(deps, caller)
+  const { meta, ...served } = await shapeMetered(deps, record, usage, requestId, undefined)
+  const now = deps.clock()
+  const contact = req.contact
+  const contactCheck =
+    contact && (contact.phone !== undefined || contact.email !== undefined)
+      ? checkContact(
+          contact,
+          {
+            dot_number: served.dot_number,
+            country: served.identity.country,
+            phone: served.contact.phone,
+            email: served.contact.email,
+          },
+          contactSources(deps, caller),
+        )
+      : null
+  const policy = effectivePolicy(deps.db, caller.accountId)
+  const evaluation = evaluatePolicy(
+    policy.document,
+    { ...served, contact_check: contactCheck },
+    isoDate(now),
+  )
+  const doc: CheckDocument = {
+    type: 'check',
+    check_id: newId('chk'),
+    created_at: now.toISOString(),
+    account_id: caller.accountId,
+    api_key: { id: caller.keyId, mode: caller.mode },
+    request: {
+      dot: req.dot === undefined ? null : String(req.dot),
+      mc: req.mc ?? null,
+      reference: req.reference ?? null,
+      contact: contact ? { phone: contact.phone ?? null, email: contact.email ?? null } : null,
+      watch: req.watch ?? false,
+    },
+    dot_number: served.dot_number,
+    legal_name: served.legal_name,
+    verdict: evaluation.verdict,
+    rules: evaluation.results,
+    policy: {
+      id: policy.id,
+      scope: policy.scope,
+      version: policy.version,
+      sha256: policy.sha256,
+      document: policy.document,
+    },
+    trust_version: served.trust.version,
+    source: meta.source,
+    data_as_of: meta.data_as_of,
+    contact_check: contactCheck,
+    lookup,
+    record: served,
+  }
+  const row = appendEntry(
+    deps.db,
+    currentSigner(deps.db, deps.config.paths.dataDir, now.getTime()),
+    {
+      kind: 'check',
+      id: doc.check_id,
+      checkId: doc.check_id,
+      accountId: caller.accountId,
+      apiKeyId: caller.keyId,
+      dotNumber: record.dotNumber,
+      reference: doc.request.reference,
+      verdict: doc.verdict,
+      createdAt: now.getTime(),
+      document: JSON.stringify(doc),
+    },
+  )
+  const check: CheckJson = {
+    ...doc,
+    signature: signatureOf(row),
+    overrides: [],
+    effective_verdict: doc.verdict,
+  }
+  return { check, usage, meta }
+}
+
+export const signatureOf = (row: LedgerRow) => ({
+  algorithm: 'Ed25519' as const,
+  key_id: row.signingKeyId,
+  seq: row.seq,
+  prev_hash: row.prevHash,
+  hash: row.hash,
+  value: row.signature,
+})
+
+function toCheckJson(row: LedgerRow, overrides: readonly LedgerRow[]): CheckJson {
+  const doc = JSON.parse(row.document) as CheckDocument
+  const ovr = overrides.map((o) => ({
+    ...(JSON.parse(o.document) as OverrideDocument),
+    signature: signatureOf(o),
+  }))
+  return {
+    ...doc,
+    signature: signatureOf(row),
+    overrides: ovr,
+    effective_verdict: ovr.at(-1)?.verdict ?? doc.verdict,
+  }
+}
+
+/** The account's check row, or null (another account's check is not found, like a missing one). */
+function checkRow(deps: Deps, accountId: number, id: string): LedgerRow | null {
+  return (
+    (deps.db
+      .prepare(
+        `SELECT ${ROW_COLUMNS} FROM checks WHERE id = ? AND kind = 'check' AND account_id = ?`,
+      )
+      .get(id, accountId) as LedgerRow | undefined) ?? null
+  )
+}
+
+const overridesOf = (deps: Deps, checkId: string): LedgerRow[] =>
+  deps.db
+    .prepare(
+      `SELECT ${ROW_COLUMNS} FROM checks WHERE check_id = ? AND kind = 'override' ORDER BY seq`,
+    )
+    .all(checkId) as LedgerRow[]
+
+const notFound = (id: string) => new AppError('not_found', `No check ${id}`)
+
+/** A stored check with its overrides; 404 for another account's or an unknown id. */
+export function getCheck(deps: Deps, accountId: number, id: string): CheckJson {
+  const row = checkRow(deps, accountId, id)
+  if (!row) throw notFound(id)
+  return toCheckJson(row, overridesOf(deps, id))
+}
+
+/** Records an override (its own signed document in the chain); the original verdict stays. */
+export function overrideCheck(
+  deps: Deps,
+  caller: Caller,
+  id: string,
+  req: OverrideRequest,
+): CheckJson {
+  const row = checkRow(deps, caller.accountId, id)
+  if (!row) throw notFound(id)
+  const now = deps.clock()
+  const doc: OverrideDocument = {
+    type: 'override',
+    override_id: newId('ovr'),
+    check_id: id,
+    created_at: now.toISOString(),
+    account_id: caller.accountId,
+    api_key: { id: caller.keyId, mode: caller.mode },
+    by: req.by,
+    reason: req.reason,
+    verdict: req.verdict,
+    original_verdict: row.verdict,
+  }
+  appendEntry(deps.db, currentSigner(deps.db, deps.config.paths.dataDir, now.getTime()), {
+    kind: 'override',
+    id: doc.override_id,
+    checkId: id,
+    accountId: caller.accountId,
+    apiKeyId: caller.keyId,
+    dotNumber: row.dotNumber,
+    reference: row.reference,
+    verdict: req.verdict,
+    createdAt: now.getTime(),
+    document: JSON.stringify(doc),
+  })
+  return toCheckJson(row, overridesOf(deps, id))
+}

@@ -1,0 +1,113 @@
+/**
+ * One self-contained HTML page per check (inline styles, no scripts, no external assets): what a
+ * broker hands an insurer or a court. The signed document itself is embedded verbatim at the end.
+ */
+import type { RuleResult } from './evaluate.ts'
+import type { CheckDocument, OverrideDocument } from './schema.ts'
+
+const esc = (v: string | number | boolean | null | undefined): string =>
+  String(v ?? '—')
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+
+const COLOR = { pass: '#1b7f3b', review: '#a15c00', fail: '#b3261e' } as const
+
+const badge = (v: 'pass' | 'review' | 'fail') =>
+  `<span style="color:#fff;background:${COLOR[v]};padding:2px 8px;border-radius:4px;font-weight:600">${v.toUpperCase()}</span>`
+
+const row = (k: string, v: string | number | null | undefined) =>
+  `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`
+
+function rules(results: readonly RuleResult[]): string {
+  return results
+    .map(
+      (r) =>
+        `<tr><td>${badge(r.result)}</td><td><b>${esc(r.description)}</b><br><small>${esc(r.rule_id)}</small></td><td>${esc(r.reason)}</td></tr>`,
+    )
+    .join('\n')
+}
+
+export interface PageInput {
+  doc: CheckDocument
+  document: string
+  signature: { key_id: string; hash: string; prev_hash: string; value: string; seq: number }
+  overrides: readonly OverrideDocument[]
+}
+
+export function checkPage(p: PageInput): string {
+  const d = p.doc
+  const r = d.record
+  const contact = d.contact_check
+  const contactRows = [
+    contact?.phone
+      ? row(
+          'Phone given',
+          `${contact.phone.given} → ${contact.phone.normalized ?? 'not a phone number'}; on file ${contact.phone.on_file ?? 'none'}; matches: ${String(contact.phone.matches_on_file)}; other companies with it: ${contact.phone.other_companies} (${contact.phone.other_companies_revoked_or_oos} revoked or out of service)`,
+        )
+      : '',
+    contact?.email
+      ? row(
+          'E-mail given',
+          `${contact.email.given}; on file ${contact.email.on_file ?? 'none'}; matches: ${String(contact.email.matches_on_file)}; same domain: ${String(contact.email.same_domain)}; look-alike domain: ${String(contact.email.lookalike_domain)}${contact.email.lookalike_reason ? ` (${contact.email.lookalike_reason})` : ''}; other companies with it: ${contact.email.other_companies} (${contact.email.other_companies_revoked_or_oos} revoked or out of service)`,
+        )
+      : '',
+  ].join('')
+  const overrides = p.overrides.length
+    ? `<h2>Overrides</h2><table>${p.overrides
+        .map((o) =>
+          row(
+            o.created_at,
+            `${o.verdict.toUpperCase()} by ${o.by}: ${o.reason} (original verdict ${o.original_verdict})`,
+          ),
+        )
+        .join('')}</table>`
+    : ''
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Carrier check ${esc(d.check_id)}</title>
+<style>
+body{font:14px/1.45 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
+table{border-collapse:collapse;width:100%;margin:.5rem 0 1.5rem}
+th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f4f4f6;width:14rem}
+pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f6;padding:8px;font-size:11px}
+</style></head><body>
+<h1>Carrier check ${badge(d.verdict)}</h1>
+<table>
+${row('Check id', d.check_id)}
+${row('Checked at (UTC)', d.created_at)}
+${row('Company', `${r.legal_name ?? ''}${r.dba_name ? ` (DBA ${r.dba_name})` : ''}`)}
+${row('USDOT number', r.dot_number)}
+${row('MC number', r.mc_number)}
+${row('Reference', d.request.reference)}
+${row('Account / API key', `${d.account_id} / key ${d.api_key.id} (${d.api_key.mode})`)}
+${row('Policy', `${d.policy.document.name} — ${d.policy.id} (sha256 ${d.policy.sha256})`)}
+${row('Trust Score', `${r.trust.trust_score ?? '—'} (method ${d.trust_version ?? '—'})`)}
+${row('Data source', d.source)}
+${Object.entries(d.data_as_of)
+  .map(([k, v]) => row(`Data as of: ${k}`, v))
+  .join('\n')}
+</table>
+<h2>Rules</h2>
+<table><tr><th style="width:6rem">Result</th><th>Rule</th><th>Reason</th></tr>
+${rules(d.rules)}
+</table>
+${contactRows ? `<h2>Contact verification</h2><table>${contactRows}</table>` : ''}
+${overrides}
+<h2>Signature</h2>
+<table>
+${row('Algorithm', 'Ed25519 over sha256(prev_hash + "\\n" + document)')}
+${row('Signing key id', p.signature.key_id)}
+${row('Position in the account chain', p.signature.seq)}
+${row('Previous hash', p.signature.prev_hash)}
+${row('Hash', p.signature.hash)}
+${row('Signature (base64)', p.signature.value)}
+</table>
+<p>Verify with <code>node verify.mjs</code> in the export folder (Node 18+, no other software), which checks this
+document's hash, signature and place in the chain against checks.jsonl and public-keys.json.</p>
+<h2>Signed document</h2>
+<pre>${esc(p.document)}</pre>
+</body></html>
+`
+}

@@ -1,0 +1,213 @@
+/**
+ * The checks ledger (app.db `checks`): append-only, one hash chain per account. Each row's hash is
+ * sha256(prev_hash + "\n" + document) over the document text exactly as stored, and is signed with
+ * the appliance's Ed25519 key. `verifyLedger` walks every chain and reports the first break;
+ * `pruneLedger` deletes a chain's oldest rows past retention and records the last pruned hash as
+ * the chain's anchor, so what remains still verifies.
+ */
+import { createHash } from 'node:crypto'
+import type { Sqlite } from '../db/open.ts'
+import type { KeyObject } from 'node:crypto'
+import { publicKeyOf, publicKeys, verifySignature, type Signer } from './signing.ts'
+
+export const GENESIS = '0'.repeat(64)
+
+export const chainHash = (prevHash: string, document: string) =>
+  createHash('sha256').update(`${prevHash}\n${document}`, 'utf8').digest('hex')
+
+export interface LedgerEntry {
+  kind: 'check' | 'override'
+  id: string
+  checkId: string
+  accountId: number
+  apiKeyId: number | null
+  dotNumber: number
+  reference: string | null
+  verdict: 'pass' | 'review' | 'fail'
+  createdAt: number
+  document: string
+}
+
+export interface LedgerRow extends LedgerEntry {
+  seq: number
+  prevHash: string
+  hash: string
+  signingKeyId: string
+  signature: string
+}
+
+export const ROW_COLUMNS = `seq, id, kind, check_id AS checkId, account_id AS accountId, api_key_id AS apiKeyId,
+  dot_number AS dotNumber, reference, verdict, created_at AS createdAt, document, prev_hash AS prevHash,
+  hash, signing_key_id AS signingKeyId, signature`
+
+/** The hash the account's next row chains to: its last row's, else its anchor's, else GENESIS. */
+function headOf(db: Sqlite, accountId: number): string {
+  const last = db
+    .prepare('SELECT hash FROM checks WHERE account_id = ? ORDER BY seq DESC LIMIT 1')
+    .get(accountId) as { hash: string } | undefined
+  if (last) return last.hash
+  const anchor = db
+    .prepare('SELECT hash FROM check_chain_anchors WHERE account_id = ?')
+    .get(accountId) as { hash: string } | undefined
+  return anchor?.hash ?? GENESIS
+}
+
+/** Appends one signed row at the head of the account's chain (one IMMEDIATE transaction). */
+export function appendEntry(db: Sqlite, signer: Signer, e: LedgerEntry): LedgerRow {
+  return db
+    .transaction(() => {
+      const prevHash = headOf(db, e.accountId)
+      const hash = chainHash(prevHash, e.document)
+      const signature = signer.sign(hash)
+      const r = db
+        .prepare(
+          `INSERT INTO checks (id, kind, check_id, account_id, api_key_id, dot_number, reference, verdict,
+             created_at, document, prev_hash, hash, signing_key_id, signature)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          e.id,
+          e.kind,
+          e.checkId,
+          e.accountId,
+          e.apiKeyId,
+          e.dotNumber,
+          e.reference,
+          e.verdict,
+          e.createdAt,
+          e.document,
+          prevHash,
+          hash,
+          signer.keyId,
+          signature,
+        )
+      return {
+        ...e,
+        seq: Number(r.lastInsertRowid),
+        prevHash,
+        hash,
+        signingKeyId: signer.keyId,
+        signature,
+      }
+    })
+    .immediate()
+}
+
+export interface ChainBreak {
+  account_id: number
+  seq: number
+  id: string
+  problem: string
+}
+
+export interface VerifyReport {
+  ok: boolean
+  accounts: number
+  rows: number
+  /** the first break found (accounts in id order, rows in chain order) */
+  first_break: ChainBreak | null
+}
+
+/** Problems of one row against the hash it should chain to (empty when sound). */
+export function rowProblems(
+  row: LedgerRow,
+  expectedPrev: string,
+  keys: ReadonlyMap<string, KeyObject | null>,
+): string | null {
+  if (row.prevHash !== expectedPrev)
+    return `prev_hash ${row.prevHash.slice(0, 12)}… does not match the previous row's hash ${expectedPrev.slice(0, 12)}… (a row was deleted, inserted or reordered)`
+  if (chainHash(row.prevHash, row.document) !== row.hash)
+    return 'hash does not match the document (the document was changed)'
+  const key = keys.get(row.signingKeyId)
+  if (!key) return `unknown signing key ${row.signingKeyId}`
+  if (!verifySignature(key, row.hash, row.signature)) return 'signature does not verify'
+  let doc: Record<string, unknown>
+  try {
+    doc = JSON.parse(row.document) as Record<string, unknown>
+  } catch {
+    return 'document is not JSON'
+  }
+  const idKey = row.kind === 'check' ? 'check_id' : 'override_id'
+  if (doc[idKey] !== row.id || doc['account_id'] !== row.accountId || doc['type'] !== row.kind)
+    return 'indexed columns (id, kind, account) do not match the signed document'
+  if (
+    row.kind === 'check' &&
+    (doc['verdict'] !== row.verdict || doc['dot_number'] !== String(row.dotNumber))
+  )
+    return 'indexed columns (verdict, dot_number) do not match the signed document'
+  return null
+}
+
+/** Walks every account's chain (or one account's) and reports the first break. */
+export function verifyLedger(db: Sqlite, accountId?: number): VerifyReport {
+  const keys = new Map(publicKeys(db).map((k) => [k.key_id, publicKeyOf(k.public_key_pem)]))
+  const accounts = (
+    accountId === undefined
+      ? (db.prepare('SELECT DISTINCT account_id AS a FROM checks ORDER BY a').all() as {
+          a: number
+        }[])
+      : [{ a: accountId }]
+  ).map((r) => r.a)
+  const rowsOf = db.prepare(`SELECT ${ROW_COLUMNS} FROM checks WHERE account_id = ? ORDER BY seq`)
+  const anchorOf = db.prepare('SELECT hash FROM check_chain_anchors WHERE account_id = ?')
+  let rows = 0
+  for (const a of accounts) {
+    let prev = (anchorOf.get(a) as { hash: string } | undefined)?.hash ?? GENESIS
+    for (const row of rowsOf.iterate(a) as IterableIterator<LedgerRow>) {
+      rows++
+      const problem = rowProblems(row, prev, keys)
+      if (problem)
+        return {
+          ok: false,
+          accounts: accounts.length,
+          rows,
+          first_break: { account_id: a, seq: row.seq, id: row.id, problem },
+        }
+      prev = row.hash
+    }
+  }
+  return { ok: true, accounts: accounts.length, rows, first_break: null }
+}
+
+/**
+ * Deletes every account's rows created before `cutoff` (oldest first, stopping at the first newer
+ * row so only a prefix of a chain goes) and moves the chain's anchor to the last deleted row.
+ */
+export function pruneLedger(
+  db: Sqlite,
+  cutoff: number,
+  now: number,
+): { deleted: number; accounts: number } {
+  return db
+    .transaction(() => {
+      const accounts = db
+        .prepare('SELECT DISTINCT account_id AS a FROM checks WHERE created_at < ?')
+        .all(cutoff) as { a: number }[]
+      let deleted = 0
+      for (const { a } of accounts) {
+        const firstKept = db
+          .prepare(
+            'SELECT seq FROM checks WHERE account_id = ? AND created_at >= ? ORDER BY seq LIMIT 1',
+          )
+          .get(a, cutoff) as { seq: number } | undefined
+        const last = db
+          .prepare(
+            'SELECT seq, hash FROM checks WHERE account_id = ? AND seq < ? ORDER BY seq DESC LIMIT 1',
+          )
+          .get(a, firstKept?.seq ?? Number.MAX_SAFE_INTEGER) as
+          { seq: number; hash: string } | undefined
+        if (!last) continue
+        const n = db
+          .prepare('DELETE FROM checks WHERE account_id = ? AND seq <= ?')
+          .run(a, last.seq).changes
+        deleted += n
+        db.prepare(
+          `INSERT INTO check_chain_anchors (account_id, seq, hash, pruned, pruned_at) VALUES (?, ?, ?, ?, ?)
+           ON CONFLICT (account_id) DO UPDATE SET seq = excluded.seq, hash = excluded.hash,
+             pruned = check_chain_anchors.pruned + excluded.pruned, pruned_at = excluded.pruned_at`,
+        ).run(a, last.seq, last.hash, n, now)
+      }
+      return { deleted, accounts: accounts.length }
+    })
+    .immediate()
+}

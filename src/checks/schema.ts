@@ -1,0 +1,157 @@
+/** The stored check and override documents and the API shapes around them. */
+import { z } from 'zod'
+import { DocketLookupJson } from '../carriers/docket.ts'
+import { CarrierJson, MetaJson } from '../carriers/schema.ts'
+import { ContactCheckJson } from './contact.ts'
+import { Outcome, PolicyDocument } from './policy-schema.ts'
+
+const MAX_TEXT = 200
+
+/** POST /v1/checks body. */
+export const CheckRequest = z
+  .strictObject({
+    dot: z.union([z.string().max(40), z.number()]).optional(),
+    mc: z.string().max(40).optional(),
+    reference: z
+      .string()
+      .trim()
+      .min(1)
+      .max(MAX_TEXT)
+      .optional()
+      .meta({ description: 'a load or tender reference of your choosing (searchable)' }),
+    contact: z
+      .strictObject({
+        phone: z.string().max(40).optional(),
+        email: z.string().max(254).optional(),
+      })
+      .optional()
+      .meta({ description: 'the phone and/or e-mail you were given, verified against FMCSA' }),
+    watch: z
+      .boolean()
+      .optional()
+      .meta({ description: 'also add the company to the account watchlist (paid plans)' }),
+  })
+  .refine((b) => (b.dot === undefined) !== (b.mc === undefined), {
+    message: 'give either "dot" or "mc"',
+  })
+export type CheckRequest = z.infer<typeof CheckRequest>
+
+export const RuleResultJson = z.object({
+  rule_id: z.string(),
+  description: z.string(),
+  result: Outcome,
+  reason: z.string(),
+  applicable: z.boolean(),
+  observed: z.record(z.string(), z.unknown()),
+})
+
+export const PolicyRefJson = z.object({
+  id: z.string().meta({ description: '`bundled@1`, `appliance@2` or `account:12@3`' }),
+  scope: z.enum(['account', 'appliance', 'bundled']),
+  version: z.number().int(),
+  sha256: z.string(),
+  document: PolicyDocument,
+})
+
+/** The record as served, without the per-request `meta`. */
+export const CheckedRecordJson = CarrierJson.omit({ meta: true })
+
+export const CheckDocument = z.object({
+  type: z.literal('check'),
+  check_id: z.string(),
+  created_at: z.string(),
+  account_id: z.number().int(),
+  api_key: z.object({ id: z.number().int(), mode: z.enum(['live', 'test']) }),
+  request: z.object({
+    dot: z.string().nullable(),
+    mc: z.string().nullable(),
+    reference: z.string().nullable(),
+    contact: z.object({ phone: z.string().nullable(), email: z.string().nullable() }).nullable(),
+    watch: z.boolean(),
+  }),
+  dot_number: z.string(),
+  legal_name: z.string().nullable(),
+  verdict: Outcome,
+  rules: z.array(RuleResultJson),
+  policy: PolicyRefJson,
+  trust_version: z.string().nullable(),
+  source: z.enum(['mirror', 'live', 'sample']),
+  data_as_of: z.record(z.string(), z.string().nullable()),
+  contact_check: ContactCheckJson.nullable(),
+  lookup: DocketLookupJson.nullable(),
+  record: CheckedRecordJson,
+})
+export type CheckDocument = z.infer<typeof CheckDocument>
+
+export const OverrideRequest = z.strictObject({
+  by: z.string().trim().min(1).max(MAX_TEXT).meta({ description: 'who decided' }),
+  reason: z.string().trim().min(1).max(2000).meta({ description: 'why' }),
+  verdict: Outcome.default('pass').meta({
+    description: 'the verdict decided instead (default pass)',
+  }),
+})
+export type OverrideRequest = z.infer<typeof OverrideRequest>
+
+export const OverrideDocument = z.object({
+  type: z.literal('override'),
+  override_id: z.string(),
+  check_id: z.string(),
+  created_at: z.string(),
+  account_id: z.number().int(),
+  api_key: z.object({ id: z.number().int(), mode: z.enum(['live', 'test']) }),
+  by: z.string(),
+  reason: z.string(),
+  verdict: Outcome,
+  original_verdict: Outcome,
+})
+export type OverrideDocument = z.infer<typeof OverrideDocument>
+
+export const SignatureJson = z
+  .object({
+    algorithm: z.literal('Ed25519'),
+    key_id: z.string(),
+    seq: z.number().int(),
+    prev_hash: z.string(),
+    hash: z
+      .string()
+      .meta({ description: 'sha256 hex of prev_hash + "\\n" + the stored document text' }),
+    value: z.string().meta({ description: 'base64 Ed25519 signature of the 32 hash bytes' }),
+  })
+  .meta({ description: 'where the document sits in the account chain, and its signature' })
+
+export const OverrideJson = OverrideDocument.extend({ signature: SignatureJson })
+
+export const CheckJson = CheckDocument.extend({
+  signature: SignatureJson,
+  overrides: z
+    .array(OverrideJson)
+    .meta({ description: 'recorded overrides, oldest first (each its own signed document)' }),
+  effective_verdict: Outcome.meta({ description: 'the latest override, else the verdict' }),
+})
+export type CheckJson = z.infer<typeof CheckJson>
+
+export const CheckCreatedJson = CheckJson.extend({
+  watching: z.boolean().meta({ description: 'the company is on the account watchlist' }),
+  meta: MetaJson,
+})
+
+export const CheckSummaryJson = z.object({
+  check_id: z.string(),
+  created_at: z.string(),
+  dot_number: z.string(),
+  legal_name: z.string().nullable(),
+  reference: z.string().nullable(),
+  verdict: Outcome,
+  effective_verdict: Outcome,
+  overrides: z.number().int(),
+  policy_id: z.string(),
+})
+
+export const CheckListJson = z.object({
+  checks: z.array(CheckSummaryJson),
+  next_cursor: z
+    .string()
+    .nullable()
+    .meta({ description: 'pass as `cursor` for the next page; null on the last page' }),
+})
+export type CheckListJson = z.infer<typeof CheckListJson>

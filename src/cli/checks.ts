@@ -1,0 +1,124 @@
+/** `carrier-verify checks …`: verify the signed chains, export for a third party, keys, retention. */
+import { resolve } from 'node:path'
+import { z } from 'zod'
+import { exportChecks } from '../checks/export.ts'
+import { verifyLedger } from '../checks/ledger.ts'
+import { pruneChecks } from '../checks/retention.ts'
+import { publicKeys, rotateSigningKey } from '../checks/signing.ts'
+import { Id, json, parse, table, validateArgs, type CommandSpec } from './io.ts'
+
+const DateArg = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}(T.+)?$/, 'a date YYYY-MM-DD or an ISO 8601 time')
+  .refine((v) => !Number.isNaN(Date.parse(v)), 'not a real date')
+
+export const checksCommands: CommandSpec[] = [
+  {
+    name: 'checks verify',
+    usage: 'checks verify [--account ID] [--json]',
+    summary:
+      "walk every account's chain of stored checks (hashes, links, signatures) and report the first break (exit 1)",
+    async run(argv, ctx) {
+      const { values } = parse(argv, { account: { type: 'string' }, json: { type: 'boolean' } })
+      const { account } = validateArgs(z.object({ account: Id.optional() }), values)
+      const r = verifyLedger(ctx.deps().db, account)
+      if (values.json) ctx.io.stdout(json(r))
+      else if (r.ok) ctx.io.stdout(`OK: ${r.rows} entries in ${r.accounts} chain(s) verified\n`)
+      const b = r.first_break
+      if (b)
+        ctx.io.stderr(`BROKEN: account ${b.account_id}, entry ${b.seq} (${b.id}): ${b.problem}\n`)
+      return r.ok ? 0 : 1
+    },
+  },
+  {
+    name: 'checks export',
+    usage: 'checks export --account ID [--from DATE] [--to DATE] --out DIR [--json]',
+    summary:
+      'write checks.jsonl, one HTML page per check, the public keys and a standalone verify.mjs (node, no dependencies) for a third party',
+    async run(argv, ctx) {
+      const { values } = parse(argv, {
+        account: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        out: { type: 'string' },
+        json: { type: 'boolean' },
+      })
+      const a = validateArgs(
+        z.object({
+          account: Id,
+          from: DateArg.optional(),
+          to: DateArg.optional(),
+          out: z.string().min(1, '--out DIR is required'),
+        }),
+        values,
+      )
+      const deps = ctx.deps()
+      const r = exportChecks(deps.db, {
+        accountId: a.account,
+        from: a.from,
+        to: a.to,
+        out: resolve(a.out),
+        now: deps.clock(),
+      })
+      ctx.io.stdout(
+        values.json
+          ? json(r)
+          : `exported ${r.checks} checks and ${r.overrides} overrides to ${r.dir} (verify: node ${r.dir}/verify.mjs)\n`,
+      )
+      return 0
+    },
+  },
+  {
+    name: 'checks keys',
+    usage: 'checks keys [--json]',
+    summary:
+      'the public keys that sign checks (publish their ids so third parties can trust an export)',
+    async run(argv, ctx) {
+      const { values } = parse(argv, { json: { type: 'boolean' } })
+      const keys = publicKeys(ctx.deps().db)
+      ctx.io.stdout(
+        values.json
+          ? json(keys)
+          : keys.length
+            ? table(
+                keys.map((k) => ({
+                  key_id: k.key_id,
+                  created_at: k.created_at,
+                  retired_at: k.retired_at,
+                })),
+              )
+            : 'no signing key yet (one is made with the first check)\n',
+      )
+      return 0
+    },
+  },
+  {
+    name: 'checks rotate-key',
+    usage: 'checks rotate-key [--json]',
+    summary:
+      'retire the signing key and make a new one (old checks keep verifying with the old public key)',
+    async run(argv, ctx) {
+      const { values } = parse(argv, { json: { type: 'boolean' } })
+      const deps = ctx.deps()
+      const r = rotateSigningKey(deps.db, deps.config.paths.dataDir, deps.clock().getTime())
+      ctx.io.stdout(
+        values.json
+          ? json({ key_id: r.keyId, retired: r.retired })
+          : `new signing key ${r.keyId}; retired ${r.retired.join(', ') || 'none'}\n`,
+      )
+      return 0
+    },
+  },
+  {
+    name: 'checks prune',
+    usage: 'checks prune [--json]',
+    summary:
+      'delete checks past CHECKS_RETENTION_YEARS now (the daily job does this too); chains stay verifiable',
+    async run(argv, ctx) {
+      const { values } = parse(argv, { json: { type: 'boolean' } })
+      const r = pruneChecks(ctx.deps())
+      ctx.io.stdout(values.json ? json(r) : `${r.deleted} entries older than ${r.cutoff} deleted\n`)
+      return 0
+    },
+  },
+]

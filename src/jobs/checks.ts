@@ -1,0 +1,7 @@
+import { pruneChecks } from '../checks/retention.ts'
+import type { Job, JobFactory } from './jobs.ts'
+
+/** Daily: prune stored checks past CHECKS_RETENTION_YEARS (the chains stay verifiable). */
+export const checksJobs: JobFactory = (deps): Job[] => [
+  { name: 'checks:prune', schedule: '41 3 * * *', run: () => Promise.resolve(pruneChecks(deps)) },
+]
