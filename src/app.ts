@@ -9,6 +9,7 @@ import { consoleRoutes } from './console/console.tsx'
 import type { Deps } from './deps.ts'
 import { AppError } from './errors.ts'
 import { apiKeyAuth } from './http/api-key-auth.ts'
+import { closeOnUnreadBody } from './http/connection.ts'
 import type { AppEnv } from './http/env.ts'
 import { notFound, onError, type KnownRoute } from './http/errors.ts'
 import type { RouteDoc } from './http/openapi.ts'
@@ -54,6 +55,7 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [...OPEN_ENDPOINTS, ...API_ENDPOI
 export function createApp(deps: Deps) {
   const app = new Hono<AppEnv>()
   app.use(requestContext(deps.log, deps.metrics))
+  app.use(closeOnUnreadBody)
   // same-origin referrers: the console's forms need the browser to send their Origin (no-referrer sends "null")
   app.use(secureHeaders({ crossOriginResourcePolicy: false, referrerPolicy: 'same-origin' }))
   app.use(

@@ -25,6 +25,9 @@ export const Env = z.object({
   TLS_CERT_FILE: unsetIfEmpty(z.string().optional()),
   TLS_KEY_FILE: unsetIfEmpty(z.string().optional()),
   SAMPLE_DATA_DIR: unsetIfEmpty(z.string().optional()),
+  HTTP_HEADERS_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().min(1000).default(10_000)),
+  HTTP_REQUEST_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().min(1000).default(30_000)),
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().min(0).default(5_000)),
 
   SYNC_ENABLED: unsetIfEmpty(bool.default(true)),
   SYNC_SCHEDULE_DAILY: unsetIfEmpty(cron.default('30 14 * * *')),
@@ -70,21 +73,32 @@ export type Env = z.infer<typeof Env>
 
 export function loadConfig(env: Record<string, string | undefined>) {
   const parsed = Env.safeParse(env)
-  if (!parsed.success) throw new ConfigError(z.prettifyError(parsed.error))
+  if (!parsed.success)
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; '),
+    )
   const e = parsed.data
   if ((e.TLS_CERT_FILE === undefined) !== (e.TLS_KEY_FILE === undefined)) {
     throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together')
   }
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS)
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')
   const dataDir = resolve(e.DATA_DIR)
+  const tls =
+    e.TLS_CERT_FILE && e.TLS_KEY_FILE
+      ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE }
+      : null
   return {
     port: e.PORT,
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
-    publicUrl: e.PUBLIC_URL ?? `http://localhost:${e.PORT}`,
-    tls:
-      e.TLS_CERT_FILE && e.TLS_KEY_FILE
-        ? { certFile: e.TLS_CERT_FILE, keyFile: e.TLS_KEY_FILE }
-        : null,
+    publicUrl: e.PUBLIC_URL ?? `${tls ? 'https' : 'http'}://localhost:${e.PORT}`,
+    tls,
+    http: {
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+      keepAliveTimeoutMs: e.HTTP_KEEP_ALIVE_TIMEOUT_MS,
+    },
     paths: {
       dataDir,
       appDb: join(dataDir, 'app.db'),

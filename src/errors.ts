@@ -12,8 +12,17 @@ export const errorCodes = {
   unsupported_media_type: { status: 415, message: 'Content-Type must be application/json' },
   quota_exceeded: { status: 429, message: 'Monthly quota reached; upgrade to continue' },
   internal: { status: 500, message: 'Internal server error' },
-  dataset_unavailable: { status: 503, message: 'Data is not imported yet; try again later' },
-} as const satisfies Record<string, { status: number; message: string }>
+  dataset_unavailable: {
+    status: 503,
+    message: 'Data is not imported yet; try again later',
+    retryAfter: 60,
+  },
+  storage_unavailable: {
+    status: 503,
+    message: 'Storage is unavailable (disk full, read-only or busy); try again later',
+    retryAfter: 30,
+  },
+} as const satisfies Record<string, { status: number; message: string; retryAfter?: number }>
 export type ErrorCode = keyof typeof errorCodes
 
 export interface AppErrorOptions {
@@ -35,3 +44,64 @@ export class AppError extends Error {
     return errorCodes[this.code].status
   }
 }
+
+/** Seconds a client should wait before retrying (every 503 code declares it: Retry-After). */
+export function retryAfterOf(code: ErrorCode): number | null {
+  const e = errorCodes[code]
+  return 'retryAfter' in e ? e.retryAfter : null
+}
+
+/**
+ * SQLite result codes (better-sqlite3's `SqliteError.code`, extended codes included) and Node file
+ * system errors that mean the data directory cannot be written or read: a full disk, a read-only
+ * or failing volume, a missing or unopenable file, a lock held too long. They are an outage the
+ * appliance reports (503 `storage_unavailable` with Retry-After), never a bug (500).
+ */
+const STORAGE_CODES = [
+  'SQLITE_FULL',
+  'SQLITE_IOERR',
+  'SQLITE_READONLY',
+  'SQLITE_CANTOPEN',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_PROTOCOL',
+  'SQLITE_NOLFS',
+  'SQLITE_CORRUPT',
+  'SQLITE_NOTADB',
+  'ENOSPC',
+  'EDQUOT',
+  'EROFS',
+  'EIO',
+]
+
+/** The storage failure inside `err` (walking `cause`), as its code, or null. */
+export function storageFailureCode(err: unknown): string | null {
+  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
+    const code = (e as { code?: unknown }).code
+    if (
+      typeof code === 'string' &&
+      STORAGE_CODES.some((c) => code === c || code.startsWith(`${c}_`))
+    )
+      return code
+    e = (e as { cause?: unknown }).cause
+  }
+  return null
+}
+
+/**
+ * The one place an error becomes an AppError: AppErrors as they are, storage failures as 503
+ * `storage_unavailable` (the code kept as cause for the log), anything else null (a bug: 500).
+ */
+export function toAppError(err: unknown): AppError | null {
+  if (err instanceof AppError) return err
+  const storage = storageFailureCode(err)
+  if (storage !== null) return new AppError('storage_unavailable', undefined, { cause: err })
+  return null
+}
+
+/** Input quoted back in a message is cut to this many characters (never echo unbounded input). */
+export const ECHO_LIMIT = 256
+
+/** `s` cut to `max` characters with an ellipsis. */
+export const clip = (s: string, max = ECHO_LIMIT): string =>
+  s.length <= max ? s : `${s.slice(0, max)}…`

@@ -1,5 +1,6 @@
 /** Entry point: `serve` (the default) or a CLI command. The only place that sets process.exitCode. */
 import { ConfigError, loadConfig } from './config.ts'
+import { storageFailureCode } from './errors.ts'
 import { runCli } from './cli/run.ts'
 import type { Io } from './cli/io.ts'
 import { startServer } from './serve.ts'
@@ -70,7 +71,12 @@ main(process.argv.slice(2)).then(
     if (code !== 0) process.exitCode = code
   },
   (err: unknown) => {
-    if (err instanceof ConfigError) process.stderr.write(`configuration error:\n${err.message}\n`)
+    const storage = storageFailureCode(err)
+    if (err instanceof ConfigError) process.stderr.write(`configuration error: ${err.message}\n`)
+    else if (storage !== null)
+      process.stderr.write(
+        `storage error (${storage}): ${(err as Error).message}; check that the data directory exists, is writable and has free space\n`,
+      )
     else
       process.stderr.write(
         `fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,

@@ -41,6 +41,16 @@ export function createMetrics() {
       labelNames: ['dataset', 'channel'] as const,
       registers: [registry],
     }),
+    dataDirFreeBytes: new Gauge({
+      name: 'cvk_data_dir_free_bytes',
+      help: 'Bytes available to the appliance on the file system of the data directory',
+      registers: [registry],
+    }),
+    dataDirSizeBytes: new Gauge({
+      name: 'cvk_data_dir_size_bytes',
+      help: 'Size in bytes of the file system of the data directory',
+      registers: [registry],
+    }),
     crosschecks: new Counter({
       name: 'cvk_crosschecks_total',
       help: 'Cross-checks against the regulator by outcome',

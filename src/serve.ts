@@ -1,11 +1,13 @@
 /** Composition root: config → deps → sample → app → listen → scheduler → graceful shutdown. */
 import { readFileSync } from 'node:fs'
+import type { Server as HttpServer } from 'node:http'
 import { createServer as createHttpsServer } from 'node:https'
+import { createSecureContext } from 'node:tls'
 import { serve as honoServe, type ServerType } from '@hono/node-server'
 import { createApp } from './app.ts'
 import { checksJobs } from './jobs/checks.ts'
 import { checksOnChange } from './checks/monitor.ts'
-import type { Config } from './config.ts'
+import { ConfigError, type Config } from './config.ts'
 import { createDeps, pipelineDeps, type Deps } from './deps.ts'
 import { maintenanceJobs } from './jobs/maintenance.ts'
 import { createJobs, type Job, type RunHooks } from './jobs/jobs.ts'
@@ -29,6 +31,8 @@ export async function startServer(
   deps: Deps = createDeps(config),
 ): Promise<Running> {
   const { log } = deps
+  const tls = config.tls
+  const tlsFiles = tls ? readTls(tls) : null // a bad path stops the start before any work
   const lifetime = new AbortController()
   const hooks = runHooks(deps)
   // a previous process that crashed or was killed mid-run left a lease, a run and a partial file
@@ -49,23 +53,31 @@ export async function startServer(
   deps.datasets.reconcile()
 
   const app = createApp(deps)
-  const tls = config.tls
-  const server = await new Promise<ServerType>((resolveListen) => {
+  const timeouts = {
+    headersTimeout: config.http.headersTimeoutMs,
+    requestTimeout: config.http.requestTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    // how often Node checks the two request timeouts (default 30 s would double them)
+    connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs),
+  }
+  const serverOptions = tlsFiles ? { ...timeouts, ...tlsFiles } : timeouts
+  const server = await new Promise<ServerType>((resolveListen, rejectListen) => {
     const s = honoServe(
       {
         fetch: app.fetch,
         port: config.port,
         hostname: config.host,
-        ...(tls
-          ? {
-              createServer: createHttpsServer,
-              serverOptions: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) },
-            }
-          : {}),
+        serverOptions,
+        ...(tls ? { createServer: createHttpsServer } : {}),
       },
-      () => resolveListen(s),
+      () => {
+        s.off('error', rejectListen)
+        resolveListen(s)
+      },
     )
+    s.once('error', rejectListen) // e.g. the port is taken
   })
+  ;(server as HttpServer).keepAliveTimeout = config.http.keepAliveTimeoutMs
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
   log.info(
@@ -98,6 +110,32 @@ export async function startServer(
 export const runHooks = (deps: Deps): RunHooks => ({
   onActivated: watchOnActivation({ ...deps, annotate: checksOnChange(deps) }),
 })
+
+/** Reads and checks the TLS files; a missing, unreadable or unusable one is a one-line configuration error. */
+function readTls(tls: NonNullable<Config['tls']>): { cert: Buffer; key: Buffer } {
+  const read = (name: string, path: string) => {
+    try {
+      return readFileSync(path)
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      throw new ConfigError(
+        `${name}: cannot read ${path} (${code === 'ENOENT' ? 'no such file' : (code ?? String(err))})`,
+      )
+    }
+  }
+  const files = {
+    cert: read('TLS_CERT_FILE', tls.certFile),
+    key: read('TLS_KEY_FILE', tls.keyFile),
+  }
+  try {
+    createSecureContext(files)
+  } catch (err) {
+    throw new ConfigError(
+      `TLS_CERT_FILE/TLS_KEY_FILE: not a usable PEM certificate and key (${(err as Error).message})`,
+    )
+  }
+  return files
+}
 
 /** The server's scheduled jobs: sync per dataset, reconcile, webhooks, watchlists, maintenance. */
 export const backgroundJobs = (deps: Deps, hooks: RunHooks = runHooks(deps)): Job[] =>

@@ -8,6 +8,7 @@
 import { z } from 'zod'
 import { DATASET_NAMES } from '../db/names.ts'
 import type { Deps } from '../deps.ts'
+import { clip, ECHO_LIMIT } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
 import { peekUsage, quotaExceeded, type Usage } from '../keys/usage.ts'
 import {
@@ -41,7 +42,15 @@ export const VerifyCompany = z.union([
 ])
 export type VerifyCompany = z.infer<typeof VerifyCompany>
 
-const Input = z.unknown().meta({ description: 'the item exactly as sent' })
+const Input = z.unknown().meta({
+  description: `the item as sent; an item whose JSON text is longer than ${ECHO_LIMIT} characters is echoed as a string: its first ${ECHO_LIMIT} characters and "…"`,
+})
+
+/** The item as echoed back: as sent when small, else its JSON text cut to ECHO_LIMIT (never echo unbounded input). */
+export function echoOf(input: unknown): unknown {
+  const text = JSON.stringify(input) ?? 'null'
+  return text.length <= ECHO_LIMIT ? input : clip(text)
+}
 
 export const VerifyFound = z.object({
   input: Input,
@@ -147,7 +156,8 @@ function explainItem(item: unknown): string {
   if (item === null || typeof item !== 'object' || Array.isArray(item)) return hint
   const o = item as Record<string, unknown>
   const unknownKeys = Object.keys(o).filter((k) => !['dot', 'mc', 'crosscheck'].includes(k))
-  if (unknownKeys.length) return `unknown key ${JSON.stringify(unknownKeys[0])}: ${hint}`
+  if (unknownKeys.length)
+    return `unknown key ${JSON.stringify(clip(unknownKeys[0] ?? '', 64))}: ${hint}`
   if ('dot' in o && 'mc' in o) return `give either dot or mc, not both: ${hint}`
   if (!('dot' in o) && !('mc' in o)) return `dot or mc is required: ${hint}`
   if ('crosscheck' in o && typeof o['crosscheck'] !== 'boolean')
@@ -205,10 +215,10 @@ export async function verifyBatch(
   if (caller.mode === 'live' && caller.hardCap) {
     const at = deps.clock()
     const before = peekUsage(deps.db, caller, at)
-    if (before.remaining <= 0) throw refuseCall(deps, before, at)
+    if (before.remaining <= 0) throw refuseCall(deps, caller, before, at)
   }
   const slots: Slot[] = req.items.map((input) => ({
-    input,
+    input: echoOf(input),
     parsed: parseVerifyItem(input, req.fromDotNumbers),
   }))
   const keys = new Map<string, number>()

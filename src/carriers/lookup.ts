@@ -7,7 +7,14 @@ import { maybeCrosscheck } from '../crosscheck/crosscheck.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
-import { meter, peekUsage, quotaExceeded, rateLimitHeaders, type Usage } from '../keys/usage.ts'
+import {
+  meter,
+  peekUsage,
+  quotaExceeded,
+  rateLimitHeaders,
+  recordRefusal,
+  type Usage,
+} from '../keys/usage.ts'
 import { toCarrierJson } from './json.ts'
 import { crosscheckInputOf, getCompanyRecord, type CompanyRecord } from './record.ts'
 import type { CarrierJson } from './schema.ts'
@@ -32,9 +39,15 @@ export function findRecord(deps: Deps, caller: Caller, dot: number): CompanyReco
  * A capped plan refused a call: counts the refusal in /metrics and returns the 429 to throw
  * (or whose message to answer in a batch slot).
  */
-export function refuseCall(deps: Pick<Deps, 'metrics'>, usage: Usage, at: Date): AppError {
+export function refuseCall(
+  deps: Pick<Deps, 'metrics' | 'db'>,
+  caller: Caller,
+  usage: Usage,
+  at: Date,
+): AppError {
   deps.metrics.quotaRefusals.inc()
-  return quotaExceeded(usage, at)
+  const used = recordRefusal(deps.db, caller, at)
+  return quotaExceeded({ ...usage, used, remaining: Math.max(0, usage.limit - used) }, at)
 }
 
 /**

@@ -144,7 +144,7 @@ describe('CLI', () => {
       /free plan has no billing interval/,
     ],
     [['accounts', 'create', '--name', 'X', '--plan', 'starter', '--bogus'], 2, /bogus/],
-    [['accounts', 'show', 'abc'], 2, /expected number|Invalid/i],
+    [['accounts', 'show', 'abc'], 2, /^usage error: expected a number \(got "abc"\)\n$/],
     [['accounts', 'show', '999'], 1, /No account with id 999/],
     [['keys', 'create', '--account', '999'], 1, /No account/],
     [['keys', 'rotate'], 2, /expected one key id/],
@@ -165,5 +165,76 @@ describe('CLI', () => {
     expect(r.code).toBe(0)
     expect(r.stdout).toContain('accounts create --name NAME --plan PLAN')
     expect((await cli('keys', 'create', '--help')).stdout).toContain('--sandbox')
+  })
+
+  test.each(['keys', 'accounts', 'sync', 'webhooks'])(
+    '%s --help prints the group help and exits 0',
+    async (group) => {
+      for (const flag of ['--help', '-h']) {
+        const r = await cli(group, flag)
+        expect(r.code).toBe(0)
+        expect(r.stderr).toBe('')
+        expect(r.stdout).toContain(`carrier-verify ${group} `)
+        expect(
+          r.stdout.split('\n').filter((l) => l.startsWith(`  carrier-verify ${group} `)).length,
+        ).toBeGreaterThan(1)
+      }
+    },
+  )
+
+  test.each([
+    [['accounts', 'create', '--plan', 'starter'], 'usage error: --name is required\n'],
+    [['keys', 'create'], 'usage error: --account is required\n'],
+    [['keys', 'create', '--account', 'x'], 'usage error: --account: expected a number (got "x")\n'],
+    [
+      ['keys', 'create', '--account', '0'],
+      'usage error: --account: must be more than 0 (got "0")\n',
+    ],
+    [['keys', 'revoke', 'abc'], 'usage error: expected a number (got "abc")\n'],
+  ])('%j: a one-line message naming the option', async (argv, message) => {
+    const r = await cli(...argv)
+    expect(r.code).toBe(2)
+    expect(r.stderr).toBe(message)
+  })
+
+  test('mutating commands print a sentence without --json and the stable object with it', async () => {
+    const a = await cli('accounts', 'create', '--name', 'Sentences', '--plan', 'starter')
+    const id = a.stdout.trim()
+    const runs: [string[], RegExp][] = [
+      [['accounts', 'set-plan', id, '--plan', 'professional'], /^Account \d+ /],
+      [['accounts', 'suspend', id], /^Account \d+ /],
+      [['accounts', 'resume', id], /^Account \d+ /],
+      [['keys', 'create', '--account', id], /Created live key/],
+      [['backup', '--out', `${ctx.dir}/b`], /Backed up app.db to /],
+    ]
+    for (const [argv, sentence] of runs) {
+      const plain = await cli(...argv)
+      expect(plain.code, argv.join(' ')).toBe(0)
+      expect(plain.stderr, argv.join(' ')).toMatch(sentence)
+      const withJson = await cli(...argv, '--json')
+      expect(withJson.code, argv.join(' ')).toBe(0)
+      expect(withJson.stdout, argv.join(' ')).toMatch(/^\{/)
+      expect(typeof withJson.json(), argv.join(' ')).toBe('object')
+    }
+    const keys = (await cli('keys', 'list', '--account', id, '--json')).json() as unknown as {
+      id: number
+    }[]
+    expect(keys).toHaveLength(2)
+    const revoke = await cli('keys', 'revoke', String(keys[0]?.id))
+    expect(revoke.stderr).toMatch(/^Revoked key \d+/)
+    expect((await cli('keys', 'revoke', String(keys[1]?.id), '--json')).json()).toMatchObject({
+      status: 'revoked',
+    })
+  })
+
+  test('a storage failure is one line naming it, exit 1', async () => {
+    ctx.deps.db.pragma('query_only = ON')
+    try {
+      const r = await cli('accounts', 'create', '--name', 'Full', '--plan', 'starter')
+      expect(r.code).toBe(1)
+      expect(r.stderr).toMatch(/^error: storage unavailable \(SQLITE_READONLY\): .*free space\n$/)
+    } finally {
+      ctx.deps.db.pragma('query_only = OFF')
+    }
   })
 })

@@ -6,7 +6,8 @@ import { importDir } from '../sync/pipeline.ts'
 import { checksOnChange } from '../checks/monitor.ts'
 import { watchOnActivation } from '../webhooks/monitor.ts'
 import { DATASET_NAMES } from '../db/names.ts'
-import { json, parse, table, UsageError, validateArgs, type CommandSpec } from './io.ts'
+import { json, parse, runSummary, table, UsageError, validateArgs, type CommandSpec } from './io.ts'
+import { restrictMode } from '../db/app-db.ts'
 
 /** How long `import` waits for a dataset another run (the background sync) is building. */
 const DEFAULT_WAIT_S = 1800
@@ -71,6 +72,7 @@ export const dataCommands: CommandSpec[] = [
         reject_samples: r.status === 'activated' ? r.stats.rejectSamples.slice(0, 5) : [],
       }))
       ctx.io.stdout(values.json ? json(rows) : table(rows.map(({ reject_samples: _s, ...r }) => r)))
+      if (!values.json) ctx.io.stderr(`${runSummary(results)}\n`)
       const again = results
         .filter((r) => r.status === 'skipped' || r.status === 'interrupted')
         .map((r) => r.dataset)
@@ -93,8 +95,13 @@ export const dataCommands: CommandSpec[] = [
       mkdirSync(dir, { recursive: true })
       const stamp = deps.clock().toISOString().replace(/[:.]/g, '-')
       const path = join(dir, `app-${stamp}.db`)
+      restrictMode(path) // the copy holds key hashes and webhook secrets: 0600 like app.db
       await deps.db.backup(path)
       ctx.io.stdout(values.json ? json({ path }) : `${path}\n`)
+      if (!values.json)
+        ctx.io.stderr(
+          `Backed up app.db to ${path} (mode 0600). Restore: stop the server, copy it over app.db, start.\n`,
+        )
       return 0
     },
   },

@@ -2,7 +2,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util'
 import { z } from 'zod'
 import type { Deps } from '../deps.ts'
-import { AppError } from '../errors.ts'
+import { AppError, clip, storageFailureCode } from '../errors.ts'
 
 export interface Io {
   stdout(s: string): void
@@ -49,11 +49,64 @@ export function parse<T extends NonNullable<ParseArgsConfig['options']>>(
   }
 }
 
-/** Validates parsed values with a zod schema; failures are usage errors (exit 2). */
+/**
+ * Validates parsed values with a zod schema; a failure is a usage error (exit 2) with a one-line
+ * message naming the option: `--name is required`, `--account: expected a positive integer, got "x"`.
+ */
 export function validateArgs<S extends z.ZodType>(schema: S, values: unknown): z.infer<S> {
   const r = schema.safeParse(values)
-  if (!r.success) throw new UsageError(z.prettifyError(r.error))
+  if (!r.success) throw new UsageError(argIssue(r.error, values))
   return r.data
+}
+
+function argIssue(error: z.ZodError, values: unknown): string {
+  const issue = error.issues[0]
+  if (!issue) return 'invalid arguments'
+  const key = issue.path[0]
+  const given =
+    key === undefined
+      ? values
+      : values !== null && typeof values === 'object'
+        ? (values as Record<PropertyKey, unknown>)[key]
+        : undefined
+  const shown = typeof given === 'string' ? ` (got ${JSON.stringify(clip(given, 64))})` : ''
+  if (key === undefined)
+    return given === undefined ? 'an argument is missing' : `${describeIssue(issue)}${shown}`
+  if (given === undefined) return `--${String(key)} is required`
+  return `--${String(key)}: ${describeIssue(issue)}${shown}`
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  // a message the schema wrote itself says it best; zod's defaults start like these
+  if (!/^(Invalid|Too (small|big)|Expected|Unrecognized)/.test(issue.message)) return issue.message
+  switch (issue.code) {
+    case 'invalid_type':
+      return issue.expected === 'number' || issue.expected === 'int'
+        ? 'expected a number'
+        : `expected ${issue.expected}`
+    case 'too_small':
+      return issue.origin === 'string'
+        ? `must be at least ${String(issue.minimum)} characters`
+        : issue.origin === 'number'
+          ? `must be ${issue.inclusive ? 'at least' : 'more than'} ${String(issue.minimum)}`
+          : issue.message
+    case 'too_big':
+      return issue.origin === 'string'
+        ? `must be at most ${String(issue.maximum)} characters`
+        : issue.origin === 'number'
+          ? `must be ${issue.inclusive ? 'at most' : 'less than'} ${String(issue.maximum)}`
+          : issue.message
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((v) => String(v)).join(', ')}`
+    case 'custom':
+    case 'invalid_element':
+    case 'invalid_format':
+    case 'invalid_key':
+    case 'invalid_union':
+    case 'not_multiple_of':
+    case 'unrecognized_keys':
+      return issue.message
+  }
 }
 
 export const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`
@@ -91,9 +144,28 @@ export function reportError(io: Io, err: unknown): number {
     io.stderr(`error: ${err.message}\n`)
     return err.status === 400 ? 2 : 1
   }
-  io.stderr(`error: ${err instanceof Error ? err.message : String(err)}\n`)
+  const storage = storageFailureCode(err)
+  const message = err instanceof Error ? err.message : String(err)
+  io.stderr(
+    storage === null
+      ? `error: ${message}\n`
+      : `error: storage unavailable (${storage}): ${message}; check that the data directory is writable and has free space\n`,
+  )
   return 1
 }
 
 export const iso = (ms: number | null | undefined) =>
   ms == null ? null : new Date(ms).toISOString()
+
+/** One sentence about dataset runs: `2 datasets activated, 1 unchanged, 1 failed (census).` */
+export function runSummary(results: readonly { dataset: string; status: string }[]): string {
+  if (results.length === 0) return 'Nothing to do.'
+  const by = new Map<string, string[]>()
+  for (const r of results) by.set(r.status, [...(by.get(r.status) ?? []), r.dataset])
+  const parts = [...by].map(([status, names]) =>
+    status === 'activated' || status === 'unchanged'
+      ? `${names.length} ${status}`
+      : `${names.length} ${status} (${names.join(', ')})`,
+  )
+  return `Datasets: ${parts.join(', ')}.`
+}

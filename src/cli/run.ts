@@ -18,6 +18,12 @@ Exit codes: 0 ok, 1 failure, 2 usage error.
 `
 }
 
+/** `carrier-verify keys --help`: every command of the group with its summary. */
+function groupHelp(group: string, specs: readonly CommandSpec[]): string {
+  const lines = specs.map((c) => `  carrier-verify ${c.usage}\n      ${c.summary}`)
+  return `carrier-verify ${group} — commands:\n\n${lines.join('\n')}\n\nAdd --help to one command for its usage; --json for machine-readable output.\n`
+}
+
 function find(argv: string[]): { spec: CommandSpec; rest: string[] } | null {
   const two = `${argv[0] ?? ''} ${argv[1] ?? ''}`
   const byTwo = COMMANDS.find((c) => c.name === two)
@@ -45,6 +51,10 @@ export async function runCli(
   const found = find(argv)
   if (!found) {
     const group = COMMANDS.filter((c) => c.name.startsWith(`${argv[0]} `))
+    if (group.length && ['--help', '-h', 'help'].includes(argv[1] ?? '')) {
+      io.stdout(groupHelp(argv[0] ?? '', group))
+      return 0
+    }
     io.stderr(
       group.length
         ? `usage error: unknown ${argv[0]} command ${JSON.stringify(argv[1] ?? '')}; one of:\n${group.map((c) => `  ${c.usage}`).join('\n')}\n`

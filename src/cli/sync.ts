@@ -6,7 +6,7 @@ import { syncAll } from '../sync/sync.ts'
 import { checksOnChange } from '../checks/monitor.ts'
 import { watchOnActivation } from '../webhooks/monitor.ts'
 import { DATASET_NAMES } from '../db/names.ts'
-import { json, parse, table, UsageError, validateArgs, type CommandSpec } from './io.ts'
+import { json, parse, runSummary, table, UsageError, validateArgs, type CommandSpec } from './io.ts'
 import { createProgress } from './progress.ts'
 
 export const syncCommands: CommandSpec[] = [
@@ -47,6 +47,7 @@ export const syncCommands: CommandSpec[] = [
         files: r.files,
       }))
       ctx.io.stdout(values.json ? json(rows) : table(rows.map(({ files: _f, ...r }) => r)))
+      if (!values.json) ctx.io.stderr(`${runSummary(results)}\n`)
       if (ctx.signal.aborted) {
         ctx.io.stderr(
           `interrupted; run \`carrier-verify sync run${only ? ` ${only.join(' ')}` : ''}\` again to finish (a server retries at its next start)\n`,

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs'
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
@@ -17,7 +17,10 @@ export const MIGRATIONS_DIR = join(here, '..', '..', 'migrations')
 
 /** Opens app.db (WAL) and applies pending migrations; a failed migration throws and stops startup. */
 export function openAppDb(path: string): AppDb {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true })
+    restrictMode(path)
+  }
   const sqlite = openSqlite(path, 'readwrite')
   const orm = drizzle(sqlite, { schema, casing: 'snake_case' })
   if (!existsSync(MIGRATIONS_DIR)) throw new Error(`migrations folder missing: ${MIGRATIONS_DIR}`)
@@ -26,4 +29,34 @@ export function openAppDb(path: string): AppDb {
   migrate(orm, { migrationsFolder: MIGRATIONS_DIR })
   sqlite.pragma('busy_timeout = 5000')
   return { sqlite, orm }
+}
+
+/** Files holding secrets (app.db: key hashes, webhook signing secrets; its backups) are 0600. */
+export const PRIVATE_FILE_MODE = 0o600
+
+/**
+ * Creates `path` with mode 0600 if it does not exist, and narrows an existing file to 0600 (an
+ * upgrade from a version that left it 0644). SQLite gives its -wal and -shm files the mode of the
+ * database file. A file we cannot chmod (another owner) is left as it is.
+ */
+export function restrictMode(path: string): void {
+  closeSync(openSync(path, 'a', PRIVATE_FILE_MODE))
+  for (const p of [path, `${path}-wal`, `${path}-shm`]) {
+    if (!existsSync(p)) continue
+    try {
+      chmodSync(p, PRIVATE_FILE_MODE)
+    } catch {
+      // not ours to change
+    }
+  }
+}
+
+/**
+ * The readiness write probe: one committed one-row UPSERT. Throws the SQLite error (SQLITE_FULL,
+ * SQLITE_READONLY, SQLITE_IOERR…) when app.db cannot be written.
+ */
+export function probeWrite(db: Sqlite, now: number): void {
+  db.prepare(
+    'INSERT INTO health_probe (id, checked_at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at',
+  ).run(now)
 }

@@ -199,6 +199,12 @@ export const leases = sqliteTable('leases', {
   heartbeatAt: ts(),
 })
 
+/** One row, rewritten by every `/readyz`: a real commit proves app.db can be written. */
+export const healthProbe = sqliteTable('health_probe', {
+  id: integer().primaryKey(),
+  checkedAt: ts().notNull(),
+})
+
 export const webhookEndpoints = sqliteTable(
   'webhook_endpoints',
   {

@@ -99,7 +99,7 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'Unsupported media type',
   429: 'Quota reached',
   500: 'Internal server error',
-  503: 'Dataset unavailable',
+  503: 'Service unavailable',
 }
 
 /** Builds the document. Throws when two different schemas claim one component name. */
@@ -181,7 +181,8 @@ export function buildOpenApi(routes: readonly RouteDoc[], opts: OpenApiOptions):
     }
     for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
       const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } }
-      if (status === 429) headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' }
+      if (status === 429 || status === 503)
+        headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' }
       responses[String(status)] = {
         description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\` (${errorCodes[c].message})`).join('; ')}`,
         headers,
@@ -259,7 +260,7 @@ export function buildOpenApi(routes: readonly RouteDoc[], opts: OpenApiOptions):
           schema: { type: 'integer' },
         },
         'Retry-After': {
-          description: 'seconds until the quota resets',
+          description: 'seconds to wait: until the quota resets (429), before retrying (503)',
           schema: { type: 'integer' },
         },
       },

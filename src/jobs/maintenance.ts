@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import type { Deps } from '../deps.ts'
 import { purgeSessions } from '../users/sessions.ts'
 import type { Job, JobFactory } from './jobs.ts'
+import { restrictMode } from '../db/app-db.ts'
 
 /** How many daily app.db backups are kept. */
 export const KEEP_BACKUPS = 7
@@ -20,6 +21,7 @@ export async function runMaintenance(
   const dir = deps.config.paths.backups
   mkdirSync(dir, { recursive: true })
   const backup = join(dir, `app-${deps.clock().toISOString().replace(/[:.]/g, '-')}.db`)
+  restrictMode(backup) // 0600 like app.db
   await deps.db.backup(backup)
   const old = readdirSync(dir)
     .filter((f) => /^app-.*\.db$/.test(f))

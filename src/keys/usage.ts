@@ -170,6 +170,19 @@ function onAlert(
     )
 }
 
+/**
+ * Counts one refused call (a whole request refused at a hard cap before anything was metered) in
+ * `usage_counters.refused`, as meter() does for a refused lookup; returns the month's used count.
+ */
+export function recordRefusal(db: Sqlite, caller: Caller, at: Date): number {
+  const row = stmts(db).refused.get({
+    accountId: caller.accountId,
+    period: periodOf(at),
+    now: at.getTime(),
+  }) as { used: number }
+  return row.used
+}
+
 export function quotaExceeded(usage: Usage, at: Date): AppError {
   const retryAfter = Math.max(1, usage.resetAt - Math.floor(at.getTime() / 1000))
   return new AppError(

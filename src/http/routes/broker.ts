@@ -59,6 +59,7 @@ const doc: RouteDoc = {
     'not_found',
     'quota_exceeded',
     'dataset_unavailable',
+    'storage_unavailable',
   ],
 }
 

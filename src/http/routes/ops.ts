@@ -1,6 +1,9 @@
+import { statfsSync } from 'node:fs'
 import { Hono } from 'hono'
 import { z } from 'zod'
+import { probeWrite } from '../../db/app-db.ts'
 import type { Deps } from '../../deps.ts'
+import { retryAfterOf, storageFailureCode } from '../../errors.ts'
 import { DATASET_NAMES } from '../../db/names.ts'
 import type { AppEnv } from '../env.ts'
 import type { RouteDoc } from '../openapi.ts'
@@ -13,7 +16,11 @@ export const opsRoutes = (deps: Deps) =>
     .get('/readyz', (c) => {
       const checks = { dataset: deps.datasets.isReady(), app_db: appDbWritable(deps) }
       const ok = checks.dataset && checks.app_db
-      return c.json({ status: ok ? 'ready' : 'not_ready', checks }, ok ? 200 : 503)
+      if (ok) return c.json({ status: 'ready', checks }, 200)
+      const code = checks.app_db ? 'dataset_unavailable' : 'storage_unavailable'
+      return c.json({ status: 'not_ready', checks }, 503, {
+        'retry-after': String(retryAfterOf(code)),
+      })
     })
     .get('/metrics', async (c) => {
       const m = deps.metrics
@@ -37,19 +44,37 @@ export const opsRoutes = (deps: Deps) =>
              WHERE dataset = r.dataset AND channel = 'live' AND status NOT IN ('running', 'skipped', 'interrupted'))`,
         )
         .all() as { dataset: string; status: string }[]
+      diskSpace(deps)
       m.syncFailures.reset()
       for (const r of last)
         m.syncFailures.set({ dataset: r.dataset }, r.status === 'failed' ? 1 : 0)
       return c.body(await m.registry.metrics(), 200, { 'content-type': m.registry.contentType })
     })
 
+/** A real commit (the write probe): a full disk or a read-only app.db fails readiness. */
 function appDbWritable(deps: Deps): boolean {
   try {
-    deps.db.prepare('BEGIN IMMEDIATE').run()
-    deps.db.prepare('ROLLBACK').run()
+    probeWrite(deps.db, deps.clock().getTime())
     return true
-  } catch {
+  } catch (err) {
+    deps.log.error(
+      { storage_error: storageFailureCode(err) ?? String(err) },
+      'readiness: app.db cannot be written',
+    )
     return false
+  }
+}
+
+/** Free and total bytes of the file system holding the data directory. */
+function diskSpace(deps: Deps): void {
+  const m = deps.metrics
+  try {
+    const s = statfsSync(deps.config.paths.dataDir)
+    m.dataDirFreeBytes.set(s.bavail * s.bsize)
+    m.dataDirSizeBytes.set(s.blocks * s.bsize)
+  } catch {
+    m.dataDirFreeBytes.reset()
+    m.dataDirSizeBytes.reset()
   }
 }
 
@@ -80,7 +105,7 @@ export const opsDocs: readonly RouteDoc[] = [
     operationId: 'readyz',
     summary: 'Readiness',
     description:
-      'A dataset is loaded and app.db is writable (503 `not_ready` otherwise, same body).',
+      'A dataset is loaded and app.db is writable: a real one-row commit, so a full disk or a read-only volume fails readiness (503 `not_ready` otherwise, same body, with Retry-After).',
     tags: ['operations'],
     auth: false,
     responses: {

@@ -42,9 +42,39 @@ export async function readJson(c: Context<AppEnv>, example: string): Promise<unk
   const text = await c.req.text()
   if (text.trim() === '')
     throw new AppError('invalid_request', `Request body is required: ${example}`)
+  if (jsonDepth(text) > MAX_JSON_DEPTH)
+    throw new AppError(
+      'invalid_request',
+      `Request body is nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects`,
+    )
   try {
     return JSON.parse(text) as unknown
   } catch {
     throw new AppError('invalid_request', 'Request body is not valid JSON')
   }
+}
+
+/** Deepest nesting of arrays and objects a request body may have (a batch needs 3). */
+export const MAX_JSON_DEPTH = 32
+
+/**
+ * The deepest nesting of `[`/`{` in a JSON text, brackets inside strings ignored; one linear scan,
+ * before JSON.parse, so a hostile 10,000-deep value never reaches a recursive function.
+ */
+export function jsonDepth(text: string): number {
+  let depth = 0
+  let max = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i)
+    if (inString) {
+      if (ch === 0x5c)
+        i++ // backslash: skip the escaped character
+      else if (ch === 0x22) inString = false
+    } else if (ch === 0x22) inString = true
+    else if (ch === 0x5b || ch === 0x7b) {
+      if (++depth > max) max = depth
+    } else if (ch === 0x5d || ch === 0x7d) depth--
+  }
+  return max
 }

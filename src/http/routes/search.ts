@@ -83,6 +83,7 @@ const doc: RouteDoc = {
     'payment_required',
     'quota_exceeded',
     'dataset_unavailable',
+    'storage_unavailable',
   ],
 }
 

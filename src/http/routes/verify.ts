@@ -79,6 +79,7 @@ const doc: RouteDoc = {
     'unsupported_media_type',
     'quota_exceeded',
     'dataset_unavailable',
+    'storage_unavailable',
   ],
 }
 
