@@ -58,13 +58,15 @@ export function createApp(deps: Deps) {
   app.use(closeOnUnreadBody)
   // same-origin referrers: the console's forms need the browser to send their Origin (no-referrer sends "null")
   app.use(secureHeaders({ crossOriginResourcePolicy: false, referrerPolicy: 'same-origin' }))
-  app.use(
-    bodyLimit({
-      maxSize: BODY_LIMIT,
-      onError: () => {
-        throw new AppError('payload_too_large', `Request body must be at most ${BODY_LIMIT} bytes`)
-      },
-    }),
+  const limitBody = bodyLimit({
+    maxSize: BODY_LIMIT,
+    onError: () => {
+      throw new AppError('payload_too_large', `Request body must be at most ${BODY_LIMIT} bytes`)
+    },
+  })
+  // GET and HEAD bodies are never read; checking them would build a full web Request per lookup
+  app.use((c, next) =>
+    c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next),
   )
   for (const e of OPEN_ENDPOINTS) app.route('/', e.routes(deps))
 

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto'
 import type { Statement } from 'better-sqlite3'
 import type { Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
-import { getAccount, hasAccess, limitsOf, mustGetAccount } from './accounts.ts'
+import { getAccount, hasAccess, limitsOf, mustGetAccount, type Account } from './accounts.ts'
 import type { PlanName } from './plans.ts'
 
 export type KeyMode = 'live' | 'test'
@@ -38,37 +38,85 @@ interface KeyRow {
   revokedAt: number | null
 }
 
-const stmts = new WeakMap<Sqlite, { byHash: Statement; touch: Statement }>()
-function prepared(db: Sqlite) {
-  let s = stmts.get(db)
+interface Resolved {
+  key: KeyRow
+  account: Account | null
+  /** last_used_at as this process last wrote or read it (ms), to write it at most once a minute */
+  touchedAt: number
+}
+
+interface AuthCache {
+  byHash: Statement
+  touch: Statement
+  epoch: Statement
+  /** auth_epoch when `callers` was filled; any key, account or subscription write moves it */
+  seen: number
+  callers: Map<string, Resolved>
+}
+
+/** Resolved keys kept per connection; the whole map is dropped when auth_epoch moves. */
+const MAX_CACHED_KEYS = 10_000
+const caches = new WeakMap<Sqlite, AuthCache>()
+function authCache(db: Sqlite): AuthCache {
+  let s = caches.get(db)
   if (!s) {
     s = {
       byHash: db.prepare(
-        'SELECT id, account_id AS accountId, mode, expires_at AS expiresAt, revoked_at AS revokedAt FROM api_keys WHERE hash = ?',
+        'SELECT id, account_id AS accountId, mode, expires_at AS expiresAt, revoked_at AS revokedAt, last_used_at AS lastUsedAt FROM api_keys WHERE hash = ?',
       ),
       touch: db.prepare(
         'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
       ),
+      epoch: db.prepare('SELECT epoch FROM auth_epoch WHERE id = 1').pluck(),
+      seen: -1,
+      callers: new Map(),
     }
-    stmts.set(db, s)
+    caches.set(db, s)
   }
   return s
 }
 
-/** Resolves a secret to its caller by its SHA-256 (an index hit; no secret is compared in JS). */
+/**
+ * The key and its account for a hash: from the cache while auth_epoch has not moved (one indexed
+ * read of a one-row table per request), else from the tables. Unknown hashes are not cached.
+ */
+function resolve(db: Sqlite, hash: string): Resolved | null {
+  const s = authCache(db)
+  const epoch = s.epoch.get() as number
+  if (epoch !== s.seen) {
+    s.callers.clear()
+    s.seen = epoch
+  }
+  const hit = s.callers.get(hash)
+  if (hit) return hit
+  const key = s.byHash.get(hash) as (KeyRow & { lastUsedAt: number | null }) | undefined
+  if (!key) return null
+  const resolved = { key, account: getAccount(db, key.accountId), touchedAt: key.lastUsedAt ?? 0 }
+  if (s.callers.size >= MAX_CACHED_KEYS) s.callers.clear()
+  s.callers.set(hash, resolved)
+  return resolved
+}
+
+/**
+ * Resolves a secret to its caller by its SHA-256 (an index hit, or the cache; no secret is
+ * compared in JS). Revocation, expiry, suspension and subscription access are judged on every call
+ * against `now`; a write to keys, accounts or subscriptions (from any process) empties the cache.
+ */
 export function verifyKey(db: Sqlite, secret: string, now: number): VerifyResult {
-  const s = prepared(db)
-  const key = s.byHash.get(hashSecret(secret)) as KeyRow | undefined
-  if (!key) return { ok: false, reason: 'unknown' }
+  const resolved = resolve(db, hashSecret(secret))
+  if (!resolved) return { ok: false, reason: 'unknown' }
+  const { key, account } = resolved
   if (key.revokedAt !== null && key.revokedAt <= now) return { ok: false, reason: 'revoked' }
   if (key.expiresAt !== null && key.expiresAt <= now) return { ok: false, reason: 'expired' }
-  const account = getAccount(db, key.accountId)
   if (!account) return { ok: false, reason: 'unknown' }
   if (account.suspendedAt !== null) return { ok: false, reason: 'suspended' }
   const sub = account.subscription
   if (!sub || !hasAccess(sub, now)) return { ok: false, reason: 'no_subscription' }
   // last-used is kept to the minute: at most one write per key per minute
-  s.touch.run(now, key.id, now - 60_000)
+  if (now - resolved.touchedAt > 60_000) {
+    authCache(db).touch.run(now, key.id, now - 60_000)
+    resolved.touchedAt = now
+  }
   const limits = limitsOf(sub)
   return {
     ok: true,
