@@ -20,7 +20,7 @@ import type { CompanyRecord } from '../carriers/record.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
-import type { Usage } from '../keys/usage.ts'
+import { peekUsage, type Usage } from '../keys/usage.ts'
 import { checkContact, type ContactSources, type OtherCompanyJson } from './contact.ts'
 import { evaluatePolicy } from './evaluate.ts'
 import { appendEntry, ROW_COLUMNS, type LedgerRow } from './ledger.ts'
@@ -93,8 +93,16 @@ export async function createCheck(
   requestId: string,
 ): Promise<CreatedCheck> {
   const { record, lookup } = await resolve(deps, caller, req)
-  const usage = chargeCall(deps, caller)
-  const { meta, ...served } = await shapeMetered(deps, record, usage, requestId, undefined)
+  // the record is shaped with the usage as it stands; the call is charged below, in the same
+  // transaction that stores the check, so a call is never billed without its stored check
+  const preview = peekUsage(deps.db, caller, deps.clock())
+  const { meta: shaped, ...served } = await shapeMetered(
+    deps,
+    record,
+    preview,
+    requestId,
+    undefined,
+  )
   const now = deps.clock()
   const contact = req.contact
   const contactCheck =
@@ -141,16 +149,16 @@ export async function createCheck(
       document: policy.document,
     },
     trust_version: served.trust.version,
-    source: meta.source,
-    data_as_of: meta.data_as_of,
+    source: shaped.source,
+    data_as_of: shaped.data_as_of,
     contact_check: contactCheck,
     lookup,
     record: served,
   }
-  const row = appendEntry(
-    deps.db,
-    currentSigner(deps.db, deps.config.paths.dataDir, now.getTime()),
-    {
+  const signer = currentSigner(deps.db, deps.config.paths.dataDir, now.getTime())
+  const { row, usage } = deps.db.transaction(() => {
+    const usage = chargeCall(deps, caller) // 429 past a capped plan's quota: nothing is stored
+    const row = appendEntry(deps.db, signer, {
       kind: 'check',
       id: doc.check_id,
       checkId: doc.check_id,
@@ -161,8 +169,10 @@ export async function createCheck(
       verdict: doc.verdict,
       createdAt: now.getTime(),
       document: JSON.stringify(doc),
-    },
-  )
+    })
+    return { row, usage }
+  })()
+  const meta = toMetaJson(record, { usage, requestId, source: shaped.source })
   const check: CheckJson = {
     ...doc,
     signature: signatureOf(row),

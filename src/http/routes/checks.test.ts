@@ -32,6 +32,24 @@ async function create(key: string, body: unknown) {
 }
 
 describe('POST /v1/checks', () => {
+  test('a check that cannot be stored is not billed (the charge and the store are one transaction)', async () => {
+    const { account, key } = ctx.account('starter')
+    const k = key()
+    ctx.deps.db.exec(
+      "CREATE TRIGGER refuse_checks BEFORE INSERT ON checks BEGIN SELECT RAISE(ABORT, 'refused by test'); END",
+    )
+    try {
+      const { res } = await create(k, { dot: '1000001', reference: 'LOAD-X' })
+      expect(res.status).toBeGreaterThanOrEqual(500)
+      expect(used(account.id)).toBe(0)
+    } finally {
+      ctx.deps.db.exec('DROP TRIGGER refuse_checks')
+    }
+    const { res } = await create(k, { dot: '1000001', reference: 'LOAD-X' })
+    expect(res.status).toBe(201)
+    expect(used(account.id)).toBe(1)
+  })
+
   test('judges, stores, signs and bills one lookup; GET returns the same document', async () => {
     const { account, key } = ctx.account('starter')
     const k = key()
