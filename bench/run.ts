@@ -7,7 +7,7 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { join, resolve } from 'node:path'
+import { isAbsolute, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import Database from 'better-sqlite3'
@@ -18,6 +18,7 @@ const { values: args } = parseArgs({
   options: {
     smoke: { type: 'boolean' },
     full: { type: 'boolean' },
+    'reuse-data': { type: 'boolean' },
     'census-rows': { type: 'string' },
     all: { type: 'boolean' },
     duration: { type: 'string' },
@@ -164,17 +165,25 @@ async function main() {
   await ensureFiles(filesDir, args.all === true || full)
 
   // 1. census import
-  const dataDir = join(root, `data-${censusRows}`)
-  const imp = runImport(dataDir, filesDir, 'census')
-  const census = imp.results.find((r) => r.dataset === 'census')
-  log(
-    `census import: ${census?.rows.toLocaleString('en-US')} rows in ${imp.seconds.toFixed(1)} s = ${Math.round((census?.rows ?? 0) / imp.seconds).toLocaleString('en-US')} rows/s, peak RSS ${imp.maxRssMb} MB`,
-  )
+  // --reuse-data: keep the data directories of an earlier run (skips the imports)
+  const reuse = (dir: string) => args['reuse-data'] === true && existsSync(join(dir, 'app.db'))
+  let dataDir = join(root, `data-${censusRows}`)
+  if (!reuse(dataDir)) {
+    const imp = runImport(dataDir, filesDir, 'census')
+    const census = imp.results.find((r) => r.dataset === 'census')
+    log(
+      `census import: ${census?.rows.toLocaleString('en-US')} rows in ${imp.seconds.toFixed(1)} s = ${Math.round((census?.rows ?? 0) / imp.seconds).toLocaleString('en-US')} rows/s, peak RSS ${imp.maxRssMb} MB`,
+    )
+  }
   if (args.all || full) {
     const allDir = join(root, `data-all-${censusRows}`)
-    const all = runImport(allDir, filesDir)
-    log(`all datasets import: ${all.seconds.toFixed(1)} s, peak RSS ${all.maxRssMb} MB`)
-    for (const r of all.results) log(`  ${JSON.stringify(r)}`)
+    if (!reuse(allDir)) {
+      const all = runImport(allDir, filesDir)
+      log(`all datasets import: ${all.seconds.toFixed(1)} s, peak RSS ${all.maxRssMb} MB`)
+      for (const r of all.results) log(`  ${JSON.stringify(r)}`)
+    }
+    // the loads below read the record as it is served: every dataset loaded
+    dataDir = allDir
   }
 
   // 2. authenticated, metered lookups vs a bare node:http server on the same file
@@ -210,13 +219,15 @@ async function main() {
   )
   const barePort = await freePort()
   const appDb = new Database(join(dataDir, 'app.db'), { readonly: true })
-  const censusFile = (
+  const storedPath = (
     appDb
       .prepare(
         "SELECT path FROM dataset_versions WHERE dataset = 'census' AND channel = 'live' AND status = 'active'",
       )
       .get() as { path: string }
   ).path
+  // stored relative to the data directory
+  const censusFile = isAbsolute(storedPath) ? storedPath : join(dataDir, storedPath)
   appDb.close()
   const bare = await startChild(
     [...tsx, 'bench/bare-server.ts', censusFile, String(barePort)],
