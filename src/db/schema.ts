@@ -167,6 +167,9 @@ export const syncRuns = sqliteTable(
   },
   (t) => [
     index('sync_runs_dataset').on(t.dataset, t.startedAt),
+    // every lookup asks when each daily dataset was last confirmed unchanged (carriers/data-check.ts):
+    // an index seek instead of a scan of the dataset's whole run history
+    index('sync_runs_confirmed').on(t.dataset, t.status, t.finishedAt),
     check(
       'sync_runs_status',
       sql`${t.status} IN ('running','activated','unchanged','not_yet','failed','skipped','interrupted')`,

@@ -1,0 +1,1 @@
+CREATE INDEX `sync_runs_confirmed` ON `sync_runs` (`dataset`,`status`,`finished_at`);
