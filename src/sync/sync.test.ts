@@ -369,7 +369,9 @@ describe('sync end to end against a local FMCSA server', () => {
     })
     expect(results.map((r) => [r.dataset, r.status])).toEqual([['motus', 'activated']])
     const runs = ctx.deps.db
-      .prepare(`SELECT status FROM sync_runs WHERE dataset = 'motus' AND trigger = 'startup'`)
+      .prepare(
+        `SELECT status FROM sync_runs WHERE dataset = 'motus' AND trigger = 'startup' ORDER BY id`,
+      )
       .all()
     expect(runs[runs.length - 1]).toEqual({ status: 'activated' })
     expect(runs).toContainEqual({ status: 'skipped' })
