@@ -304,6 +304,15 @@ async function main() {
     )
     log(`ratio: ${(api.rps / base.rps).toFixed(2)}x of bare`)
     bare.kill('SIGTERM')
+    // a broker's day: the same carriers again and again (the record cache's case)
+    const hot = Array.from({ length: 1_000 }, randomDot)
+    const repeat = await load(url, {
+      paths: () => `/v1/carrier/${hot[Math.floor(Math.random() * hot.length)]}`,
+      headers: auth,
+    })
+    log(
+      `lookup over 1,000 recurring USDOTs:             ${fmt(repeat.rps)} req/s, p50 ${repeat.p50} ms, p99 ${repeat.p99} ms, errors ${repeat.errors}`,
+    )
 
     const names = [
       'TRUCKING',

@@ -43,6 +43,7 @@ export function recordReader(deps: Deps, caller: Caller): (dot: number) => Compa
     now: now.getTime(),
     maxAgeHours: deps.config.sync.maxAgeHours,
     nationalAverages: deps.config.safety.nationalAverages,
+    cacheEntries: deps.config.records.cacheEntries,
   }
   recordDeps.dataReasons = dataReasons(recordDeps, view)
   return (dot) => getCompanyRecord(recordDeps, view, dot)
