@@ -1,50 +1,40 @@
 /**
  * The name-search index of the census dataset file (its reader and the ranking rationale:
- * search/fts.ts): three FTS5 tables by static tier over views of `companies`, the indexed terms
- * with their document counts, and the most frequent terms per short prefix. Built once, by the
- * census build, after the rows are in.
+ * search/fts.ts): three contentless FTS5 tables by static tier, the indexed terms with their
+ * document counts, and the most frequent terms per short prefix. Built once, by the census build,
+ * after the rows are in. Each indexed company also carries filter tags computed here, once:
+ * `st<state>`, `ct<country>` and `et<entity type>` (the census-only entity type of
+ * census/entity.ts), so every filter of a name search is applied inside FTS5.
  */
 import type { Sqlite } from '../db/open.ts'
+import { censusEntityType } from './entity.ts'
 
 /** Most terms a trailing prefix expands to (the most frequent first) when it is the only word. */
 export const MAX_PREFIX_TERMS = 64
 
 /** Static tiers, best first: which companies each FTS5 table holds. */
 export const TIERS = [
-  {
-    table: 'companies_fts_1',
-    view: 'search_tier_1',
-    active: true,
-    where: "status_code IS 'A' AND dockets IS NOT NULL",
-  },
-  {
-    table: 'companies_fts_2',
-    view: 'search_tier_2',
-    active: true,
-    where: "status_code IS 'A' AND dockets IS NULL",
-  },
-  {
-    table: 'companies_fts_3',
-    view: 'search_tier_3',
-    active: false,
-    where: "status_code IS NOT 'A'",
-  },
+  { table: 'search_fts_1', active: true, where: "status_code IS 'A' AND dockets IS NOT NULL" },
+  { table: 'search_fts_2', active: true, where: "status_code IS 'A' AND dockets IS NULL" },
+  { table: 'search_fts_3', active: false, where: "status_code IS NOT 'A'" },
 ] as const
 export type Tier = (typeof TIERS)[number]
 
+/** The SQL function the build uses for the entity-type tag (registered on the build connection). */
+const ENTITY_FN = 'census_entity_type'
+
+// contentless: the index holds only the postings; names are read from `companies` by USDOT
 const tierDdl = (t: Tier) => `
-CREATE VIEW ${t.view} AS
-  SELECT dot_number, legal_name, dba_name,
-    trim(
-      CASE WHEN phy_state GLOB '[A-Za-z][A-Za-z]' THEN 'st' || lower(phy_state) ELSE '' END || ' ' ||
-      CASE WHEN phy_country GLOB '[A-Za-z][A-Za-z]' THEN 'ct' || lower(phy_country) ELSE '' END
-    ) AS tags
-  FROM companies WHERE (legal_name IS NOT NULL OR dba_name IS NOT NULL) AND ${t.where};
 CREATE VIRTUAL TABLE ${t.table} USING fts5(
-  legal_name, dba_name, tags, content='${t.view}', content_rowid='dot_number',
-  tokenize='unicode61 remove_diacritics 2', columnsize=0
+  legal_name, dba_name, tags, content='', tokenize='unicode61 remove_diacritics 2', columnsize=0
 );
-INSERT INTO ${t.table}(${t.table}) VALUES ('rebuild');
+INSERT INTO ${t.table}(rowid, legal_name, dba_name, tags)
+  SELECT dot_number, legal_name, dba_name,
+    CASE WHEN phy_state GLOB '[A-Za-z][A-Za-z]' THEN 'st' || lower(phy_state) ELSE '' END || ' ' ||
+    CASE WHEN phy_country GLOB '[A-Za-z][A-Za-z]' THEN 'ct' || lower(phy_country) ELSE '' END || ' ' ||
+    coalesce('et' || ${ENTITY_FN}(classdef, power_units, dockets), '')
+  FROM companies WHERE (legal_name IS NOT NULL OR dba_name IS NOT NULL) AND ${t.where}
+  ORDER BY dot_number;
 INSERT INTO ${t.table}(${t.table}) VALUES ('optimize');
 CREATE VIRTUAL TABLE temp.${t.table}_vocab USING fts5vocab(main, ${t.table}, col);`
 
@@ -73,5 +63,12 @@ ${[1, 2, 3]
  * (census build, after the rows are in). The dataset file is never updated in place.
  */
 export function buildSearchIndex(db: Sqlite): void {
+  db.function(ENTITY_FN, { deterministic: true }, (classdef, units, dockets) =>
+    censusEntityType(
+      classdef as string | null,
+      units as number | null,
+      dockets as string | null,
+    ),
+  )
   db.exec(SEARCH_DDL)
 }

@@ -1,11 +1,14 @@
 /**
  * GET /v1/search: reads `q` as a USDOT number, a docket or a name, finds matching companies and
  * returns one page of summaries (never full records). Exact USDOT and docket matches come first;
- * name matches are ranked over a bounded candidate set (see fts.ts for why and how).
+ * name matches are ranked over a bounded candidate set (see fts.ts for why and how) and
+ * summarised from census columns alone (censusSummary), never from licensing data.
  */
 import { createHash } from 'node:crypto'
+import type Database from 'better-sqlite3'
 import { z } from 'zod'
 import { findCensusRow, usdotStatusOf, type CensusRow } from '../census/census.ts'
+import { censusEntityType } from '../census/entity.ts'
 import { UsdotStatus } from '../census/schema.ts'
 import { docketCandidates, parseIdentifier } from '../carriers/docket.ts'
 import { entityTypes } from '../carriers/entity.ts'
@@ -27,8 +30,6 @@ export const DEFAULT_LIMIT = 20
 export const MAX_OFFSET = 1000
 /** Name matches ranked per query: enough for every page a cursor can reach. */
 export const CANDIDATES = MAX_OFFSET + MAX_LIMIT
-/** Summaries built per request to check filters FTS5 cannot apply (entity_type). */
-export const MAX_EVALUATIONS = 200
 
 export const CompanySummaryJson = z.object({
   dot_number: z.string(),
@@ -99,7 +100,7 @@ interface Entry {
   dot: number
   match: CompanySummaryJson['match']
   score?: number
-  /** filters other than entity_type already applied (name matches: inside FTS5) */
+  /** every filter already applied (name matches: inside FTS5) */
   filtered: boolean
 }
 
@@ -128,11 +129,15 @@ export function scoreCandidate(
   return Math.round(((best + (active ? 0.5 : 0)) / MAX_SCORE) * 1000) / 1000
 }
 
-/** Name matches, best first, bounded by CANDIDATES. */
+/** Name matches, best first, bounded by CANDIDATES; every filter is applied inside FTS5. */
 function nameMatches(census: ActiveDataset, p: SearchParams): Entry[] {
   const match = toFtsQuery(p.q, (prefix) => expandPrefix(census, prefix))
   if (match === null) return []
-  const tags = [p.state ? tag.state(p.state) : null, p.country ? tag.country(p.country) : null]
+  const tags = [
+    p.state ? tag.state(p.state) : null,
+    p.country ? tag.country(p.country) : null,
+    p.entity_type ? tag.entityType(p.entity_type) : null,
+  ]
     .filter((t): t is string => t !== null)
     .map((t) => `"${t}"`)
   const expr = tags.length ? `${match} AND tags : (${tags.join(' AND ')})` : match
@@ -144,10 +149,13 @@ function nameMatches(census: ActiveDataset, p: SearchParams): Entry[] {
 }
 
 const statusOf = (c: CensusRow | null) => usdotStatusOf(c?.status_code)
+const displayDockets = (json: string | null): string[] =>
+  json ? (JSON.parse(json) as string[]).map((d) => `${d.slice(0, 2)}-${d.slice(2)}`) : []
 
 /**
  * The summary of one company: identity from the census (licensing as fallback), entity type and
- * dockets as the full record derives them. Null when no dataset knows the USDOT.
+ * dockets as the full record derives them. Null when no dataset knows the USDOT. Used for exact
+ * USDOT and docket matches (a few per query): name matches use censusSummary.
  */
 export function summarize(
   view: DataView,
@@ -159,10 +167,7 @@ export function summarize(
   const lic = getLicensing(view, e.dot, today)
   if (!c && !lic) return null
   const roles = entityTypes({ census: c, roles: lic?.roles ?? null, privateOnly: null })
-  const censusDockets = c?.dockets
-    ? (JSON.parse(c.dockets) as string[]).map((d) => `${d.slice(0, 2)}-${d.slice(2)}`)
-    : []
-  const dockets = [...new Set([...(lic?.dockets ?? []), ...censusDockets])]
+  const dockets = [...new Set([...(lic?.dockets ?? []), ...displayDockets(c?.dockets ?? null)])]
   const address = lic?.physicalAddress ?? null
   return {
     dot_number: String(e.dot),
@@ -180,9 +185,58 @@ export function summarize(
   }
 }
 
-function passes(s: CompanySummaryJson, p: SearchParams, filtered: boolean): boolean {
+const SUMMARY_SQL = `SELECT legal_name, dba_name, status_code, phy_city, phy_state, phy_country,
+  dockets, classdef, power_units FROM companies WHERE dot_number = ?`
+type SummaryRow = [
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  number | null,
+]
+const summaryStmts = new WeakMap<ActiveDataset, Database.Statement>()
+
+/**
+ * The summary of a name match, from the census columns alone (one indexed read, no licensing):
+ * dockets and mc_number from the census DOCKETn columns, the entity type the census proves
+ * (census/entity.ts, the same value the entity_type filter matched at build time). Null when the
+ * census has no such row.
+ */
+export function censusSummary(
+  census: ActiveDataset,
+  e: Pick<Entry, 'dot' | 'match' | 'score'>,
+): CompanySummaryJson | null {
+  let stmt = summaryStmts.get(census)
+  if (!stmt) {
+    stmt = census.db.prepare(SUMMARY_SQL).raw(true)
+    summaryStmts.set(census, stmt)
+  }
+  const r = stmt.get(e.dot) as SummaryRow | undefined
+  if (!r) return null
+  const [legal, dba, status, city, state, country, dockets, classdef, units] = r
+  const docketNumbers = displayDockets(dockets)
+  return {
+    dot_number: String(e.dot),
+    mc_number: docketNumbers.find((d) => d.startsWith('MC-')) ?? null,
+    legal_name: legal,
+    dba_name: dba,
+    entity_type: censusEntityType(classdef, units, dockets),
+    status: usdotStatusOf(status),
+    city,
+    state,
+    country,
+    docket_numbers: docketNumbers,
+    match: e.match,
+    ...(e.score === undefined ? {} : { score: e.score }),
+  }
+}
+
+function passes(s: CompanySummaryJson, p: SearchParams): boolean {
   if (p.entity_type && s.entity_type !== p.entity_type) return false
-  if (filtered) return true
   if (p.state && s.state?.toUpperCase() !== p.state) return false
   if (p.country && s.country?.toUpperCase() !== p.country) return false
   if (p.status && s.status !== p.status) return false
@@ -193,9 +247,8 @@ function passes(s: CompanySummaryJson, p: SearchParams, filtered: boolean): bool
  * One page of search results. Exact USDOT and docket matches first (active holders first), then
  * name matches by relevance. `offset` is a position in that ranked list (what the cursor carries),
  * so a page costs the same however deep it is. Work is bounded: at most CANDIDATES name rows are
- * read and ranked, and at most MAX_EVALUATIONS summaries are built to check filters that FTS5
- * cannot (entity_type, and every filter on exact matches); a page cut short by that budget has
- * fewer than `limit` results and a next cursor.
+ * read and ranked (every filter applied inside FTS5), a summary is one indexed census read, and
+ * the few exact matches (at most 11) are checked against the filters one by one.
  * Throws 503 when no census is loaded.
  */
 export function searchCompanies(view: DataView, p: SearchParams): SearchPage {
@@ -223,44 +276,24 @@ export function searchCompanies(view: DataView, p: SearchParams): SearchPage {
       'dataset_unavailable',
       'Name search is not ready: the census in use was built without the search index; the next census sync builds it',
     )
-  const names = intent.names ? nameMatches(census, p).filter((e) => !seen.has(e.dot)) : []
-  const list = [...exact, ...names]
-
-  let evaluations = 0
-  /** the entry's summary when it passes every filter, null when it does not, undefined = budget spent */
-  const accept = (e: Entry): CompanySummaryJson | null | undefined => {
-    if (e.filtered && p.entity_type === undefined) return summarize(view, p.today, e)
-    if (evaluations >= MAX_EVALUATIONS) return undefined
-    evaluations++
+  // exact matches that pass the filters, with their summaries (the record's view)
+  const exactOk = exact.flatMap((e) => {
     const s = summarize(view, p.today, e)
-    return s && passes(s, p, e.filtered) ? s : null
-  }
+    return s && passes(s, p) ? [s] : []
+  })
+  const names = intent.names ? nameMatches(census, p).filter((e) => !seen.has(e.dot)) : []
+  const total = exactOk.length + names.length
   const results: CompanySummaryJson[] = []
   let i = p.offset
-  let budgetSpent = false
-  for (; i < list.length && results.length < p.limit; i++) {
-    const s = accept(list[i] as Entry)
-    if (s === undefined) {
-      budgetSpent = true
-      break
+  for (; i < total && results.length < p.limit; i++) {
+    if (i < exactOk.length) {
+      results.push(exactOk[i] as CompanySummaryJson)
+      continue
     }
+    const s = censusSummary(census, names[i - exactOk.length] as Entry)
     if (s) results.push(s)
   }
-  // is there a next page? look ahead (within the budget) for one more accepted entry
-  let next: number | null = null
-  if (budgetSpent) next = i
-  else
-    for (let j = i; j < list.length; j++) {
-      const e = list[j] as Entry
-      if (e.filtered && p.entity_type === undefined) {
-        next = j
-        break
-      }
-      const s = accept(e)
-      if (s === null) continue
-      next = j
-      break
-    }
+  const next = i < total ? i : null
   return { results, nextOffset: next !== null && next <= MAX_OFFSET ? next : null }
 }
 
