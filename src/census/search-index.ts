@@ -64,11 +64,7 @@ ${[1, 2, 3]
  */
 export function buildSearchIndex(db: Sqlite): void {
   db.function(ENTITY_FN, { deterministic: true }, (classdef, units, dockets) =>
-    censusEntityType(
-      classdef as string | null,
-      units as number | null,
-      dockets as string | null,
-    ),
+    censusEntityType(classdef as string | null, units as number | null, dockets as string | null),
   )
   db.exec(SEARCH_DDL)
 }
