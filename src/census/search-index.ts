@@ -4,7 +4,8 @@
  * document counts, and the most frequent terms per short prefix. Built once, by the census build,
  * after the rows are in. Each indexed company also carries filter tags computed here, once:
  * `st<state>`, `ct<country>` and `et<entity type>` (the census-only entity type of
- * census/entity.ts), so every filter of a name search is applied inside FTS5.
+ * census/entity.ts), so every filter of a name search is applied inside FTS5, and `fw<token>`
+ * for the first token of its legal and DBA names, so names starting with a word are found fast.
  */
 import type { Sqlite } from '../db/open.ts'
 import { censusEntityType } from './entity.ts'
@@ -20,8 +21,22 @@ export const TIERS = [
 ] as const
 export type Tier = (typeof TIERS)[number]
 
-/** The SQL function the build uses for the entity-type tag (registered on the build connection). */
+/** SQL functions of the build (registered on the build connection only) */
 const ENTITY_FN = 'census_entity_type'
+const FIRST_FN = 'census_first_word_tag'
+
+/** Folding close to unicode61 `remove_diacritics 2`: accents off, lower case. */
+export const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
+
+/** The tag of a name's first token (`fw` + the token as FTS5 folds it): "names starting with". */
+export const firstWordTag = (token: string) => `fw${token}`
+
+const FIRST_TOKEN = /[\p{L}\p{N}]+/u
+const firstTag = (name: unknown): string | null => {
+  if (typeof name !== 'string') return null
+  const t = FIRST_TOKEN.exec(/^[\x20-\x7e]*$/.test(name) ? name.toLowerCase() : fold(name))
+  return t ? firstWordTag(t[0]) : null
+}
 
 // contentless: the index holds only the postings; names are read from `companies` by USDOT
 const tierDdl = (t: Tier) => `
@@ -32,7 +47,8 @@ INSERT INTO ${t.table}(rowid, legal_name, dba_name, tags)
   SELECT dot_number, legal_name, dba_name,
     CASE WHEN phy_state GLOB '[A-Za-z][A-Za-z]' THEN 'st' || lower(phy_state) ELSE '' END || ' ' ||
     CASE WHEN phy_country GLOB '[A-Za-z][A-Za-z]' THEN 'ct' || lower(phy_country) ELSE '' END || ' ' ||
-    coalesce('et' || ${ENTITY_FN}(classdef, power_units, dockets), '')
+    coalesce('et' || ${ENTITY_FN}(classdef, power_units, dockets), '') || ' ' ||
+    coalesce(${FIRST_FN}(legal_name), '') || ' ' || coalesce(${FIRST_FN}(dba_name), '')
   FROM companies WHERE (legal_name IS NOT NULL OR dba_name IS NOT NULL) AND ${t.where}
   ORDER BY dot_number;
 INSERT INTO ${t.table}(${t.table}) VALUES ('optimize');
@@ -66,5 +82,6 @@ export function buildSearchIndex(db: Sqlite): void {
   db.function(ENTITY_FN, { deterministic: true }, (classdef, units, dockets) =>
     censusEntityType(classdef as string | null, units as number | null, dockets as string | null),
   )
+  db.function(FIRST_FN, { deterministic: true }, firstTag)
   db.exec(SEARCH_DDL)
 }

@@ -18,7 +18,7 @@
  *   unfiltered one and never needs per-candidate checks.
  * The query layer then scores that bounded candidate set (query.ts).
  */
-import { MAX_PREFIX_TERMS, TIERS, type Tier } from '../census/search-index.ts'
+import { firstWordTag, fold, MAX_PREFIX_TERMS, TIERS, type Tier } from '../census/search-index.ts'
 import type Database from 'better-sqlite3'
 import type { ActiveDataset } from '../db/datasets.ts'
 
@@ -132,9 +132,6 @@ export function queryWords(text: string): string[] {
     .slice(0, MAX_QUERY_WORDS)
 }
 
-/** Folding close to unicode61 `remove_diacritics 2`: accents off, lower case. */
-const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
-
 /**
  * An FTS5 expression over legal and DBA names for user text, or null when it has no word.
  * Every word is a quoted phrase (so `AND`, `NEAR(`, `*`, `"` and `:` are just text). The last
@@ -159,6 +156,36 @@ export function toFtsQuery(text: string, expand: (prefix: string) => string[]): 
     parts.push(options.length === 1 ? (options[0] ?? '') : `(${options.join(' OR ')})`)
   }
   return `{legal_name dba_name} : (${parts.join(' AND ')})`
+}
+
+/**
+ * An FTS5 expression for the names that *start with* the text (the best-scoring ones), or null
+ * when the text has no token or ends in a letter NFKD cannot fold. The first token is matched
+ * through the `fw<token>` tag of each name's first word (census/search-index.ts), whose posting
+ * list is short for almost every word, so this stays cheap even for the most common words (a
+ * plain `^"trucking"` would walk every name holding TRUCKING to check its position). With more
+ * than one token the whole text must also be the names' leading phrase (FTS5 `^`).
+ */
+export function toLeadingFtsQuery(
+  text: string,
+  expand: (prefix: string) => string[],
+): string | null {
+  const tokens = fold(queryWords(text).join(' '))
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+  const final = tokens.pop()
+  if (final === undefined || !/^[a-z0-9]+$/.test(final)) return null
+  const options = [
+    ...new Set([
+      final,
+      ...expand(final).slice(0, tokens.length ? MAX_PREFIX_TERMS_AFTER_WORDS : undefined),
+    ]),
+  ]
+  if (tokens.length === 0)
+    return `tags : (${options.map((t) => phrase(firstWordTag(t))).join(' OR ')})`
+  const head = tokens.join(' ')
+  const phrases = options.map((t) => `^${phrase(`${head} ${t}`)}`)
+  return `tags : ${phrase(firstWordTag(tokens[0] ?? ''))} AND {legal_name dba_name} : (${phrases.join(' OR ')})`
 }
 
 const NORMAL = /^[A-Z0-9]+(?: [A-Z0-9]+)*$/

@@ -23,6 +23,8 @@ import {
   normalizeName,
   tag,
   toFtsQuery,
+  toLeadingFtsQuery,
+  type NameCandidate,
 } from './fts.ts'
 
 export const MAX_LIMIT = 50
@@ -30,6 +32,10 @@ export const DEFAULT_LIMIT = 20
 export const MAX_OFFSET = 1000
 /** Name matches ranked per query: enough for every page a cursor can reach. */
 export const CANDIDATES = MAX_OFFSET + MAX_LIMIT
+/** Static-order matches ranked for the first pages (the rest only when a page reaches past). */
+export const FIRST_BLOCK = 200
+/** Names starting with q added to the first block, wherever they sit in static order. */
+export const LEADING = 50
 
 export const CompanySummaryJson = z.object({
   dot_number: z.string(),
@@ -129,10 +135,62 @@ export function scoreCandidate(
   return Math.round(((best + (active ? 0.5 : 0)) / MAX_SCORE) * 1000) / 1000
 }
 
-/** Name matches, best first, bounded by CANDIDATES; every filter is applied inside FTS5. */
-function nameMatches(census: ActiveDataset, p: SearchParams): Entry[] {
-  const match = toFtsQuery(p.q, (prefix) => expandPrefix(census, prefix))
-  if (match === null) return []
+/** Name matches ranked once: USDOTs and scores, best first. */
+interface Ranked {
+  dots: Int32Array
+  scores: Float64Array
+  /** false: only the first block was ranked; positions past it need the full ranking */
+  complete: boolean
+}
+
+/**
+ * Ranked name matches of recent searches, per dataset version (a new census is a new
+ * ActiveDataset, so nothing stale is ever served). Type-ahead, common words and paging repeat
+ * the same search; a hit skips FTS5 and the ranking. At most `rankedCacheSize` searches of at
+ * most LEADING + CANDIDATES matches each (12 bytes a match: about 3 MB in all).
+ */
+let rankedCacheSize = 256
+const rankedCache = new WeakMap<ActiveDataset, Map<string, Ranked>>()
+/** Sets the number of cached searches (0 disables the cache; benchmarks measure both). */
+export function setRankedCacheSize(n: number): void {
+  rankedCacheSize = n
+}
+
+/** Name matches, best first, at least `depth` of them when there are; filters inside FTS5. */
+function nameMatches(census: ActiveDataset, p: SearchParams, depth: number): Ranked {
+  const key = JSON.stringify([p.q.trim(), p.state, p.country, p.entity_type, p.status])
+  let cache = rankedCache.get(census)
+  const hit = cache?.get(key)
+  if (hit && cache && (hit.complete || hit.dots.length >= depth)) {
+    cache.delete(key) // most recently used last
+    cache.set(key, hit)
+    return hit
+  }
+  const ranked = rankNames(census, p, depth)
+  if (rankedCacheSize > 0) {
+    if (!cache) rankedCache.set(census, (cache = new Map()))
+    cache.delete(key)
+    cache.set(key, ranked)
+    for (const old of cache.keys()) {
+      if (cache.size <= rankedCacheSize) break
+      cache.delete(old)
+    }
+  }
+  return ranked
+}
+
+/**
+ * The ranked list of name matches, in two blocks so the first pages stay cheap however common the
+ * words: block 1 = up to LEADING names that *start with* q (wherever they sit in static order) and
+ * the first FIRST_BLOCK matches in static order, sorted by score; block 2 = the next matches up to
+ * CANDIDATES, sorted by score. The list is the same whichever page asks, so cursors stay
+ * consistent; block 2 is only read when a page reaches past block 1.
+ */
+function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranked {
+  const empty = { dots: new Int32Array(0), scores: new Float64Array(0), complete: true }
+  const expand = (prefix: string) => expandPrefix(census, prefix)
+  const match = toFtsQuery(p.q, expand)
+  if (match === null) return empty
   const tags = [
     p.state ? tag.state(p.state) : null,
     p.country ? tag.country(p.country) : null,
@@ -140,12 +198,33 @@ function nameMatches(census: ActiveDataset, p: SearchParams): Entry[] {
   ]
     .filter((t): t is string => t !== null)
     .map((t) => `"${t}"`)
-  const expr = tags.length ? `${match} AND tags : (${tags.join(' AND ')})` : match
+  const filter = (expr: string) =>
+    tags.length ? `${expr} AND tags : (${tags.join(' AND ')})` : expr
   const qNorm = normalizeName(p.q)
-  return nameCandidates(census, expr, CANDIDATES, p.status)
-    .map((r, i) => ({ r, i, score: scoreCandidate(qNorm, r.legal_name, r.dba_name, r.active) }))
-    .sort((a, b) => b.score - a.score || a.i - b.i)
-    .map(({ r, score }) => ({ dot: r.dot_number, match: 'name' as const, score, filtered: true }))
+  const seen = new Set<number>()
+  const rank = (list: NameCandidate[]) =>
+    list
+      .filter((r) => !seen.has(r.dot_number) && (seen.add(r.dot_number), true))
+      .map((r, i) => ({ r, i, score: scoreCandidate(qNorm, r.legal_name, r.dba_name, r.active) }))
+      .sort((a, b) => b.score - a.score || a.i - b.i)
+  const leading = toLeadingFtsQuery(p.q, expand)
+  const head = nameCandidates(census, filter(match), FIRST_BLOCK, p.status)
+  const first = rank([
+    ...(leading ? nameCandidates(census, filter(leading), LEADING, p.status) : []),
+    ...head,
+  ])
+  let list = first
+  // fewer static matches than asked for: there are no others
+  let complete = head.length < FIRST_BLOCK
+  if (depth > first.length && !complete) {
+    list = [...first, ...rank(nameCandidates(census, filter(match), CANDIDATES, p.status))]
+    complete = true
+  }
+  return {
+    dots: Int32Array.from(list, (x) => x.r.dot_number),
+    scores: Float64Array.from(list, (x) => x.score),
+    complete,
+  }
 }
 
 const statusOf = (c: CensusRow | null) => usdotStatusOf(c?.status_code)
@@ -281,7 +360,16 @@ export function searchCompanies(view: DataView, p: SearchParams): SearchPage {
     const s = summarize(view, p.today, e)
     return s && passes(s, p) ? [s] : []
   })
-  const names = intent.names ? nameMatches(census, p).filter((e) => !seen.has(e.dot)) : []
+  // positions this page needs: through the entry after it (is there a next page?)
+  const ranked = intent.names ? nameMatches(census, p, p.offset + p.limit + 1) : null
+  // name matches that are not already an exact match, in rank order
+  const names: Entry[] = []
+  if (ranked)
+    for (let k = 0; k < ranked.dots.length; k++) {
+      const dot = ranked.dots[k] as number
+      if (!seen.has(dot))
+        names.push({ dot, match: 'name', score: ranked.scores[k] as number, filtered: true })
+    }
   const total = exactOk.length + names.length
   const results: CompanySummaryJson[] = []
   let i = p.offset

@@ -51,6 +51,8 @@ const HAULING: [number, CensusFields][] = [
     3002000,
     { LEGAL_NAME: 'ZED HAULING FORWARDERS', DOCKET1PREFIX: 'FF', CLASSDEF: '', POWER_UNITS: '0' },
   ],
+  // after the 260 others in static order (beyond the first ranked block): starts with the word
+  [3003000, { LEGAL_NAME: 'HAULING SPECIALISTS INC', POWER_UNITS: '3' }],
 ]
 
 let ctx: TestContext
@@ -326,6 +328,28 @@ describe('paging', () => {
     const carriers = await search('q=hauling&entity_type=carrier&limit=50')
     expect(carriers.body?.results).toHaveLength(50)
     expect(carriers.body?.results.every((r) => r.entity_type === 'carrier')).toBe(true)
+  })
+
+  test('past the first ranked block: every match once, the same order whatever the page size', async () => {
+    const walk = async (limit: number) => {
+      const out: number[] = []
+      let cursor: string | null = null
+      for (let page = 0; page < 100; page++) {
+        const { body }: Awaited<ReturnType<typeof search>> = await search(
+          `q=hauling&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+        )
+        out.push(...(body?.results.map((r) => Number(r.dot_number)) ?? []))
+        cursor = body?.next_cursor ?? null
+        if (!cursor) break
+      }
+      return out
+    }
+    const big = await walk(50)
+    expect(big).toHaveLength(262)
+    expect(new Set(big).size).toBe(262)
+    expect(await walk(7)).toEqual(big)
+    // a name starting with the word ranks first although 260 matches precede it in static order
+    expect(big[0]).toBe(3003000)
   })
 
   test('the last page has next_cursor null; default limit is 20', async () => {
