@@ -168,7 +168,7 @@ function nameMatches(census: ActiveDataset, p: SearchParams, depth: number): Ran
   }
   const ranked = rankNames(census, p, depth)
   if (rankedCacheSize > 0) {
-    if (!cache) rankedCache.set(census, (cache = new Map()))
+    if (!cache) rankedCache.set(census, (cache = new Map<string, Ranked>()))
     cache.delete(key)
     cache.set(key, ranked)
     for (const old of cache.keys()) {
@@ -368,7 +368,7 @@ export function searchCompanies(view: DataView, p: SearchParams): SearchPage {
     for (let k = 0; k < ranked.dots.length; k++) {
       const dot = ranked.dots[k] as number
       if (!seen.has(dot))
-        names.push({ dot, match: 'name', score: ranked.scores[k] as number, filtered: true })
+        names.push({ dot, match: 'name', score: ranked.scores[k], filtered: true })
     }
   const total = exactOk.length + names.length
   const results: CompanySummaryJson[] = []
