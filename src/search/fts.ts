@@ -159,6 +159,29 @@ export function toFtsQuery(text: string, expand: (prefix: string) => string[]): 
 }
 
 /**
+ * For text of several words whose last one folds to plain letters and digits: an FTS5 expression
+ * of the other words only, and the last word normalized (normalizeName). The query layer then
+ * keeps the names with a word starting with it. FTS5 evaluates an OR of prefix expansions by
+ * seeking every branch at each step, which for two or more words costs a multiple of the
+ * shortest word's postings (it grows with the census); checking the prefix on the names read
+ * anyway costs nothing and matches every completion, not only the most frequent ones.
+ */
+export function splitLastWord(text: string): { words: string; last: string } | null {
+  const words = queryWords(text)
+  const last = words.pop()
+  if (last === undefined || words.length === 0) return null
+  const final = fold(last)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .at(-1)
+  if (final === undefined || !/^[a-z0-9]+$/.test(final)) return null
+  return {
+    words: `{legal_name dba_name} : (${words.map(phrase).join(' AND ')})`,
+    last: normalizeName(last),
+  }
+}
+
+/**
  * An FTS5 expression for the names that *start with* the text (the best-scoring ones), or null
  * when the text has no token or ends in a letter NFKD cannot fold. The first token is matched
  * through the `fw<token>` tag of each name's first word (census/search-index.ts), whose posting
@@ -169,6 +192,8 @@ export function toFtsQuery(text: string, expand: (prefix: string) => string[]): 
 export function toLeadingFtsQuery(
   text: string,
   expand: (prefix: string) => string[],
+  /** several words: the other words' expression (splitLastWord), instead of a leading phrase */
+  words: string | null = null,
 ): string | null {
   const tokens = fold(queryWords(text).join(' '))
     .split(/[^\p{L}\p{N}]+/u)
@@ -183,6 +208,8 @@ export function toLeadingFtsQuery(
   ]
   if (tokens.length === 0)
     return `tags : (${options.map((t) => phrase(firstWordTag(t))).join(' OR ')})`
+  // several words: names whose first word is the first token and that hold the other words
+  if (words) return `tags : ${phrase(firstWordTag(tokens[0] ?? ''))} AND ${words}`
   const head = tokens.join(' ')
   const phrases = options.map((t) => `^${phrase(`${head} ${t}`)}`)
   return `tags : ${phrase(firstWordTag(tokens[0] ?? ''))} AND {legal_name dba_name} : (${phrases.join(' OR ')})`

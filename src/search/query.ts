@@ -23,6 +23,7 @@ import {
   normalizeName,
   tag,
   toFtsQuery,
+  splitLastWord,
   toLeadingFtsQuery,
   type NameCandidate,
 } from './fts.ts'
@@ -36,6 +37,8 @@ export const CANDIDATES = MAX_OFFSET + MAX_LIMIT
 export const FIRST_BLOCK = 200
 /** Names starting with q added to the first block, wherever they sit in static order. */
 export const LEADING = 50
+/** Several words: FTS5 rows read per wanted match, before the last word's prefix is checked. */
+const SPLIT_READ = 2
 
 export const CompanySummaryJson = z.object({
   dot_number: z.string(),
@@ -200,6 +203,23 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
     .map((t) => `"${t}"`)
   const filter = (expr: string) =>
     tags.length ? `${expr} AND tags : (${tags.join(' AND ')})` : expr
+  // several words: FTS5 matches the whole words, the last word's prefix is checked here
+  const split = splitLastWord(p.q)
+  const lastOk = split
+    ? (r: NameCandidate) =>
+        ` ${normalizeName(r.legal_name ?? '')}`.includes(` ${split.last}`) ||
+        ` ${normalizeName(r.dba_name ?? '')}`.includes(` ${split.last}`)
+    : () => true
+  const expr = filter(split ? split.words : match)
+  // reads from FTS5 for `want` matches (several words: a bounded multiple, then the check)
+  let exhausted = false
+  const read = (e: string, want: number, main = false) => {
+    const limit = split ? want * SPLIT_READ : want
+    const rows = nameCandidates(census, e, limit, p.status)
+    // fewer rows than asked for: FTS5 has no other match
+    if (main) exhausted = rows.length < limit
+    return split ? rows.filter(lastOk).slice(0, want) : rows
+  }
   const qNorm = normalizeName(p.q)
   const seen = new Set<number>()
   const rank = (list: NameCandidate[]) =>
@@ -207,17 +227,13 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
       .filter((r) => !seen.has(r.dot_number) && (seen.add(r.dot_number), true))
       .map((r, i) => ({ r, i, score: scoreCandidate(qNorm, r.legal_name, r.dba_name, r.active) }))
       .sort((a, b) => b.score - a.score || a.i - b.i)
-  const leading = toLeadingFtsQuery(p.q, expand)
-  const head = nameCandidates(census, filter(match), FIRST_BLOCK, p.status)
-  const first = rank([
-    ...(leading ? nameCandidates(census, filter(leading), LEADING, p.status) : []),
-    ...head,
-  ])
+  const leading = toLeadingFtsQuery(p.q, expand, split ? split.words : null)
+  const head = read(expr, FIRST_BLOCK, true)
+  const first = rank([...(leading ? read(filter(leading), LEADING) : []), ...head])
   let list = first
-  // fewer static matches than asked for: there are no others
-  let complete = head.length < FIRST_BLOCK
+  let complete = exhausted
   if (depth > first.length && !complete) {
-    list = [...first, ...rank(nameCandidates(census, filter(match), CANDIDATES, p.status))]
+    list = [...first, ...rank(read(expr, CANDIDATES))]
     complete = true
   }
   return {

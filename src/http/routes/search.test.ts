@@ -331,12 +331,12 @@ describe('paging', () => {
   })
 
   test('past the first ranked block: every match once, the same order whatever the page size', async () => {
-    const walk = async (limit: number) => {
+    const walk = async (limit: number, q = 'hauling') => {
       const out: number[] = []
       let cursor: string | null = null
       for (let page = 0; page < 100; page++) {
         const { body }: Awaited<ReturnType<typeof search>> = await search(
-          `q=hauling&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+          `q=${q}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
         )
         out.push(...(body?.results.map((r) => Number(r.dot_number)) ?? []))
         cursor = body?.next_cursor ?? null
@@ -350,6 +350,12 @@ describe('paging', () => {
     expect(await walk(7)).toEqual(big)
     // a name starting with the word ranks first although 260 matches precede it in static order
     expect(big[0]).toBe(3003000)
+    // several words (the last one a prefix checked on the names read): the same guarantees
+    const two = await walk(50, 'bulk+hau')
+    expect(two).toHaveLength(260)
+    expect(new Set(two).size).toBe(260)
+    expect(await walk(9, 'bulk+hau')).toEqual(two)
+    expect(await walk(50, 'bulk+haz')).toEqual([])
   })
 
   test('the last page has next_cursor null; default limit is 20', async () => {
