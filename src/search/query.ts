@@ -218,7 +218,10 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
     const rows = nameCandidates(census, e, limit, p.status)
     // fewer rows than asked for: FTS5 has no other match
     if (main) exhausted = rows.length < limit
-    return split ? rows.filter(lastOk).slice(0, want) : rows
+    if (!split) return rows
+    // every match read: keep them all (the list is then complete); else `want` of them
+    const kept = rows.filter(lastOk)
+    return rows.length < limit ? kept : kept.slice(0, want)
   }
   const qNorm = normalizeName(p.q)
   const seen = new Set<number>()
