@@ -160,13 +160,15 @@ export function toFtsQuery(text: string, expand: (prefix: string) => string[]): 
 
 /**
  * For text of several words whose last one folds to plain letters and digits: an FTS5 expression
- * of the other words only, and the last word normalized (normalizeName). The query layer then
- * keeps the names with a word starting with it. FTS5 evaluates an OR of prefix expansions by
+ * of the other words only, one of all the words taken whole, and the last word normalized
+ * (normalizeName). The query layer reads the names matching the other words and keeps those with
+ * a word starting with the last one; the whole-word expression finds the names holding the last
+ * word as typed, however rare it is among the others' matches. FTS5 evaluates an OR of prefix expansions by
  * seeking every branch at each step, which for two or more words costs a multiple of the
  * shortest word's postings (it grows with the census); checking the prefix on the names read
  * anyway costs nothing and matches every completion, not only the most frequent ones.
  */
-export function splitLastWord(text: string): { words: string; last: string } | null {
+export function splitLastWord(text: string): { words: string; whole: string; last: string } | null {
   const words = queryWords(text)
   const last = words.pop()
   if (last === undefined || words.length === 0) return null
@@ -177,6 +179,8 @@ export function splitLastWord(text: string): { words: string; last: string } | n
   if (final === undefined || !/^[a-z0-9]+$/.test(final)) return null
   return {
     words: `{legal_name dba_name} : (${words.map(phrase).join(' AND ')})`,
+    // the last word as a whole word: FTS5 intersects it cheaply, whatever its frequency
+    whole: `{legal_name dba_name} : (${[...words, last].map(phrase).join(' AND ')})`,
     last: normalizeName(last),
   }
 }

@@ -232,7 +232,11 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
       .sort((a, b) => b.score - a.score || a.i - b.i)
   const leading = toLeadingFtsQuery(p.q, expand, split ? split.words : null)
   const head = read(expr, FIRST_BLOCK, true)
-  const first = rank([...(leading ? read(filter(leading), LEADING) : []), ...head])
+  const first = rank([
+    ...(leading ? read(filter(leading), LEADING) : []),
+    ...(split ? nameCandidates(census, filter(split.whole), FIRST_BLOCK, p.status) : []),
+    ...head,
+  ])
   let list = first
   let complete = exhausted
   if (depth > first.length && !complete) {
