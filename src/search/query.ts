@@ -42,15 +42,24 @@ const SPLIT_READ = 2
 
 export const CompanySummaryJson = z.object({
   dot_number: z.string(),
-  mc_number: z.string().nullable(),
+  mc_number: z.string().nullable().meta({
+    description:
+      'name matches: the first MC docket of the census DOCKET columns; exact matches: as in the record',
+  }),
   legal_name: z.string().nullable(),
   dba_name: z.string().nullable(),
-  entity_type: EntityType.nullable(),
+  entity_type: EntityType.nullable().meta({
+    description:
+      'name matches: what the census alone proves (carrier, forwarder, private or null; licensing data, which alone shows a broker, is not consulted); exact matches: the primary entity type of the record',
+  }),
   status: UsdotStatus.nullable().meta({ description: 'USDOT status (census)' }),
   city: z.string().nullable(),
   state: z.string().nullable(),
   country: z.string().nullable(),
-  docket_numbers: z.array(z.string()),
+  docket_numbers: z.array(z.string()).meta({
+    description:
+      "name matches: the census DOCKET columns (MC/FF/MX); exact matches: the record's dockets (licensing and census)",
+  }),
   match: z.enum(['dot', 'docket', 'name']).meta({
     description:
       'dot: q is this USDOT; docket: this company holds the docket in q; name: a name match',
