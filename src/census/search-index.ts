@@ -21,9 +21,8 @@ export const TIERS = [
 ] as const
 export type Tier = (typeof TIERS)[number]
 
-/** SQL functions of the build (registered on the build connection only) */
+/** The SQL function of the build (registered on the build connection only). */
 const ENTITY_FN = 'census_entity_type'
-const FIRST_FN = 'census_first_word_tag'
 
 /** Folding close to unicode61 `remove_diacritics 2`: accents off, lower case. */
 export const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
@@ -31,12 +30,15 @@ export const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').to
 /** The tag of a name's first token (`fw` + the token as FTS5 folds it): "names starting with". */
 export const firstWordTag = (token: string) => `fw${token}`
 
-const FIRST_TOKEN = /[\p{L}\p{N}]+/u
-const firstTag = (name: unknown): string | null => {
-  if (typeof name !== 'string') return null
-  const t = FIRST_TOKEN.exec(/^[\x20-\x7e]*$/.test(name) ? name.toLowerCase() : fold(name))
-  return t ? firstWordTag(t[0]) : null
-}
+/**
+ * `fw` + the name up to its first space, in SQL (a JS function per row costs more than the rest
+ * of the tags). FTS5 folds case and accents of the tag like any token, and splits it at
+ * punctuation: `O'BRIEN` gives `fwo` (the first token, as queries build it) and a stray `brien`,
+ * which no tag query looks for. A name starting with punctuation (`"B" TRUCKING`) gets no usable
+ * tag: it is still found by its words, only not ranked among the names starting with `B`.
+ */
+const firstWordSql = (col: string) =>
+  `'fw' || lower(CASE WHEN instr(${col}, ' ') > 0 THEN substr(${col}, 1, instr(${col}, ' ') - 1) ELSE ${col} END)`
 
 // contentless: the index holds only the postings; names are read from `companies` by USDOT
 const tierDdl = (t: Tier) => `
@@ -48,7 +50,7 @@ INSERT INTO ${t.table}(rowid, legal_name, dba_name, tags)
     CASE WHEN phy_state GLOB '[A-Za-z][A-Za-z]' THEN 'st' || lower(phy_state) ELSE '' END || ' ' ||
     CASE WHEN phy_country GLOB '[A-Za-z][A-Za-z]' THEN 'ct' || lower(phy_country) ELSE '' END || ' ' ||
     coalesce('et' || ${ENTITY_FN}(classdef, power_units, dockets), '') || ' ' ||
-    coalesce(${FIRST_FN}(legal_name), '') || ' ' || coalesce(${FIRST_FN}(dba_name), '')
+    coalesce(${firstWordSql('legal_name')}, '') || ' ' || coalesce(${firstWordSql('dba_name')}, '')
   FROM companies WHERE (legal_name IS NOT NULL OR dba_name IS NOT NULL) AND ${t.where}
   ORDER BY dot_number;
 INSERT INTO ${t.table}(${t.table}) VALUES ('optimize');
@@ -82,6 +84,5 @@ export function buildSearchIndex(db: Sqlite): void {
   db.function(ENTITY_FN, { deterministic: true }, (classdef, units, dockets) =>
     censusEntityType(classdef as string | null, units as number | null, dockets as string | null),
   )
-  db.function(FIRST_FN, { deterministic: true }, firstTag)
   db.exec(SEARCH_DDL)
 }
