@@ -223,7 +223,8 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
   // reads from FTS5 for `want` matches (several words: a bounded multiple, then the check)
   let exhausted = false
   const read = (e: string, want: number, main = false) => {
-    const limit = split ? want * SPLIT_READ : want
+    // several words: block 1 reads a multiple of what it keeps; block 2 at most CANDIDATES rows
+    const limit = split ? Math.min(want * SPLIT_READ, CANDIDATES) : want
     const rows = nameCandidates(census, e, limit, p.status)
     // fewer rows than asked for: FTS5 has no other match
     if (main) exhausted = rows.length < limit
