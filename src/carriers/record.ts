@@ -49,6 +49,11 @@ export interface RecordDeps {
   /** national OOS averages shown beside the rates (config; defaults when absent) */
   nationalAverages?: NationalAverages
   now: number
+  /**
+   * `dataReasons` of the view, when the caller reads many records at one instant (a batch, the
+   * watchlist monitor): computed once instead of once per record
+   */
+  dataReasons?: readonly string[]
 }
 
 const OPERATION = {
@@ -223,7 +228,7 @@ export function getCompanyRecord(
     facts: { census: c, licensing: lic, safety: safetyFacts, activatedAt: activatedAt || null },
   }
   // the record is assembled: score it from its own input
-  const reasons = dataReasons(deps, view)
+  const reasons = deps.dataReasons ? [...deps.dataReasons] : dataReasons(deps, view)
   const trustInput = trustInputOf(record)
   record.trust = computeTrust(trustInput, {
     today: deps.today,
