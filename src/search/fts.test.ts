@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3'
 import { describe, expect, test } from 'vitest'
-import { normalizeName, queryWords, toFtsQuery } from './fts.ts'
+import { normalizeName, queryWords, toFtsQuery, toLeadingFtsQuery } from './fts.ts'
 
 const none = () => []
 const COLS = '{legal_name dba_name}'
@@ -82,6 +82,50 @@ describe('toFtsQuery: user text is never FTS syntax', () => {
       const m = toFtsQuery(q, (p) => [p])
       if (m !== null) expect(() => stmt.all(m), q).not.toThrow()
     }
+    db.close()
+  })
+})
+
+describe('toLeadingFtsQuery: names that start with the text', () => {
+  test('one token: the first-word tags of the token and its expansions', () => {
+    expect(toLeadingFtsQuery('TRU', () => ['truck', 'trucking'])).toBe(
+      'tags : ("fwtru" OR "fwtruck" OR "fwtrucking")',
+    )
+  })
+  test('more tokens: the first word tag, then the whole text as the leading phrase', () => {
+    expect(toLeadingFtsQuery('Acmé tr', () => ['trucking'])).toBe(
+      `tags : "fwacme" AND ${COLS} : (^"acme tr" OR ^"acme trucking")`,
+    )
+    expect(toLeadingFtsQuery("o'brien", none)).toBe(`tags : "fwo" AND ${COLS} : (^"o brien")`)
+  })
+  test('no token, or a last letter NFKD cannot fold: null', () => {
+    expect(toLeadingFtsQuery('& -', none)).toBeNull()
+    expect(toLeadingFtsQuery('łódź', none)).toBeNull()
+  })
+  test('hostile input is still valid FTS5', () => {
+    const db = new Database(':memory:')
+    db.exec(
+      "CREATE VIRTUAL TABLE f USING fts5(legal_name, dba_name, tags, content='', tokenize='unicode61 remove_diacritics 2')",
+    )
+    db.prepare('INSERT INTO f (rowid, legal_name, dba_name, tags) VALUES (1, ?, ?, ?)').run(
+      'ACME TRUCKING',
+      null,
+      'sttx fwacme',
+    )
+    const stmt = db.prepare('SELECT rowid FROM f WHERE f MATCH ?')
+    for (const q of [
+      'AND',
+      'NEAR(acme',
+      '"acme',
+      'acme"',
+      '^acme',
+      '{tags}: x',
+      'a"b',
+      'ＡＣＭＥ tr',
+    ])
+      expect(() => stmt.all(toLeadingFtsQuery(q, (p) => [p, `${p}x`])), q).not.toThrow()
+    expect(stmt.all(toLeadingFtsQuery('acme tru', () => ['trucking']))).toEqual([{ rowid: 1 }])
+    expect(stmt.all(toLeadingFtsQuery('trucking', none))).toEqual([])
     db.close()
   })
 })

@@ -8,16 +8,18 @@
  * - Names are indexed in three FTS5 tables by *static tier*: active companies holding a docket,
  *   other active companies, inactive ones. A query reads the tiers in that order with `LIMIT`, so
  *   it takes the best-tier matches first and stops as soon as it has enough (FTS5 returns rows
- *   in rowid = USDOT order without scoring them). Each table is external-content over a view of
- *   `companies`, so the build reads the census once per tier in USDOT order and copies no text.
+ *   in rowid = USDOT order without scoring them). Each table is contentless (postings only): names
+ *   are read from `companies` by USDOT, so the index copies no text.
  * - The trailing prefix of a query is expanded to its most frequent terms (`search_prefixes` for
  *   1–3 characters, a range of `search_terms` beyond) and matched as an OR of whole terms, which
  *   FTS5 merges lazily. No FTS5 prefix index is needed, which keeps the build cheap.
- * - State and country filters are tokens of a `tags` column, intersected inside FTS5; the status
- *   filter picks tiers.
+ * - State, country and entity-type filters are tokens of a `tags` column computed at build time,
+ *   intersected inside FTS5; the status filter picks tiers. So a filtered page is as cheap as an
+ *   unfiltered one and never needs per-candidate checks.
  * The query layer then scores that bounded candidate set (query.ts).
  */
-import { MAX_PREFIX_TERMS, TIERS, type Tier } from '../census/search-index.ts'
+import { firstWordTag, fold, MAX_PREFIX_TERMS, TIERS, type Tier } from '../census/search-index.ts'
+import type Database from 'better-sqlite3'
 import type { ActiveDataset } from '../db/datasets.ts'
 
 /** Most words of a query that reach FTS5. */
@@ -63,15 +65,24 @@ export interface NameCandidate {
   dot_number: number
   legal_name: string | null
   dba_name: string | null
-  /** 0 = best static tier */
-  tier: number
   active: boolean
 }
 
+// LIMIT inside FTS5: it stops reading postings at `limit` rows (USDOT order, unscored)
 const candidateSql = (t: Tier) => `WITH m AS MATERIALIZED (
   SELECT rowid AS r FROM ${t.table} WHERE ${t.table} MATCH ? LIMIT ?
 )
 SELECT c.dot_number, c.legal_name, c.dba_name FROM m JOIN companies c ON c.dot_number = m.r`
+const candidateStmts = new WeakMap<ActiveDataset, Database.Statement[]>()
+/** The tiers' candidate statements of one dataset version, prepared once, in raw (array) mode. */
+function candidateStatements(census: ActiveDataset): Database.Statement[] {
+  let s = candidateStmts.get(census)
+  if (!s) {
+    s = TIERS.map((t) => census.db.prepare(candidateSql(t)).raw(true))
+    candidateStmts.set(census, s)
+  }
+  return s
+}
 
 /**
  * Up to `limit` companies matching an FTS5 expression, best static tier first (USDOT order
@@ -84,14 +95,17 @@ export function nameCandidates(
   status?: 'active' | 'inactive',
 ): NameCandidate[] {
   const out: NameCandidate[] = []
-  for (const [tier, t] of TIERS.entries()) {
+  const stmts = candidateStatements(census)
+  for (const [i, t] of TIERS.entries()) {
     if (out.length >= limit) break
     if (status && t.active !== (status === 'active')) continue
-    const rows = census.stmt(candidateSql(t)).all(match, limit - out.length) as Omit<
-      NameCandidate,
-      'tier' | 'active'
-    >[]
-    for (const r of rows) out.push({ ...r, tier, active: t.active })
+    const rows = (stmts[i] as Database.Statement).all(match, limit - out.length) as [
+      number,
+      string | null,
+      string | null,
+    ][]
+    for (const [dot_number, legal_name, dba_name] of rows)
+      out.push({ dot_number, legal_name, dba_name, active: t.active })
   }
   return out
 }
@@ -100,6 +114,7 @@ export function nameCandidates(
 export const tag = {
   state: (s: string) => `st${s.toLowerCase()}`,
   country: (c: string) => `ct${c.toLowerCase()}`,
+  entityType: (e: string) => `et${e.toLowerCase()}`,
 }
 
 /** An FTS5 string literal: the text is a phrase, never syntax. */
@@ -116,9 +131,6 @@ export function queryWords(text: string): string[] {
     .filter((w) => HAS_TOKEN_CHAR.test(w))
     .slice(0, MAX_QUERY_WORDS)
 }
-
-/** Folding close to unicode61 `remove_diacritics 2`: accents off, lower case. */
-const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
 
 /**
  * An FTS5 expression over legal and DBA names for user text, or null when it has no word.
@@ -146,8 +158,72 @@ export function toFtsQuery(text: string, expand: (prefix: string) => string[]): 
   return `{legal_name dba_name} : (${parts.join(' AND ')})`
 }
 
+/**
+ * For text of several words whose last one folds to plain letters and digits: an FTS5 expression
+ * of the other words only, one of all the words taken whole, and the last word normalized
+ * (normalizeName). The query layer reads the names matching the other words and keeps those with
+ * a word starting with the last one; the whole-word expression finds the names holding the last
+ * word as typed, however rare it is among the others' matches. FTS5 evaluates an OR of prefix expansions by
+ * seeking every branch at each step, which for two or more words costs a multiple of the
+ * shortest word's postings (it grows with the census); checking the prefix on the names read
+ * anyway costs nothing and matches every completion, not only the most frequent ones.
+ */
+export function splitLastWord(text: string): { words: string; whole: string; last: string } | null {
+  const words = queryWords(text)
+  const last = words.pop()
+  if (last === undefined || words.length === 0) return null
+  const final = fold(last)
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .at(-1)
+  if (final === undefined || !/^[a-z0-9]+$/.test(final)) return null
+  return {
+    words: `{legal_name dba_name} : (${words.map(phrase).join(' AND ')})`,
+    // the last word as a whole word: FTS5 intersects it cheaply, whatever its frequency
+    whole: `{legal_name dba_name} : (${[...words, last].map(phrase).join(' AND ')})`,
+    last: normalizeName(last),
+  }
+}
+
+/**
+ * An FTS5 expression for the names that *start with* the text (the best-scoring ones), or null
+ * when the text has no token or ends in a letter NFKD cannot fold. The first token is matched
+ * through the `fw<token>` tag of each name's first word (census/search-index.ts), whose posting
+ * list is short for almost every word, so this stays cheap even for the most common words (a
+ * plain `^"trucking"` would walk every name holding TRUCKING to check its position). With more
+ * than one token the whole text must also be the names' leading phrase (FTS5 `^`).
+ */
+export function toLeadingFtsQuery(
+  text: string,
+  expand: (prefix: string) => string[],
+  /** several words: the other words' expression (splitLastWord), instead of a leading phrase */
+  words: string | null = null,
+): string | null {
+  const tokens = fold(queryWords(text).join(' '))
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+  const final = tokens.pop()
+  if (final === undefined || !/^[a-z0-9]+$/.test(final)) return null
+  const options = [
+    ...new Set([
+      final,
+      ...expand(final).slice(0, tokens.length ? MAX_PREFIX_TERMS_AFTER_WORDS : undefined),
+    ]),
+  ]
+  if (tokens.length === 0)
+    return `tags : (${options.map((t) => phrase(firstWordTag(t))).join(' OR ')})`
+  // several words: names whose first word is the first token and that hold the other words
+  if (words) return `tags : ${phrase(firstWordTag(tokens[0] ?? ''))} AND ${words}`
+  const head = tokens.join(' ')
+  const phrases = options.map((t) => `^${phrase(`${head} ${t}`)}`)
+  return `tags : ${phrase(firstWordTag(tokens[0] ?? ''))} AND {legal_name dba_name} : (${phrases.join(' OR ')})`
+}
+
+const NORMAL = /^[A-Z0-9]+(?: [A-Z0-9]+)*$/
+
 /** A name folded for comparison: no accents, upper case, punctuation as single spaces. */
 export function normalizeName(s: string): string {
+  if (NORMAL.test(s)) return s // most census names: nothing to fold
   return s
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')

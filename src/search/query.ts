@@ -1,11 +1,14 @@
 /**
  * GET /v1/search: reads `q` as a USDOT number, a docket or a name, finds matching companies and
  * returns one page of summaries (never full records). Exact USDOT and docket matches come first;
- * name matches are ranked over a bounded candidate set (see fts.ts for why and how).
+ * name matches are ranked over a bounded candidate set (see fts.ts for why and how) and
+ * summarised from census columns alone (censusSummary), never from licensing data.
  */
 import { createHash } from 'node:crypto'
+import type Database from 'better-sqlite3'
 import { z } from 'zod'
 import { findCensusRow, usdotStatusOf, type CensusRow } from '../census/census.ts'
+import { censusEntityType } from '../census/entity.ts'
 import { UsdotStatus } from '../census/schema.ts'
 import { docketCandidates, parseIdentifier } from '../carriers/docket.ts'
 import { entityTypes } from '../carriers/entity.ts'
@@ -20,6 +23,9 @@ import {
   normalizeName,
   tag,
   toFtsQuery,
+  splitLastWord,
+  toLeadingFtsQuery,
+  type NameCandidate,
 } from './fts.ts'
 
 export const MAX_LIMIT = 50
@@ -27,20 +33,33 @@ export const DEFAULT_LIMIT = 20
 export const MAX_OFFSET = 1000
 /** Name matches ranked per query: enough for every page a cursor can reach. */
 export const CANDIDATES = MAX_OFFSET + MAX_LIMIT
-/** Summaries built per request to check filters FTS5 cannot apply (entity_type). */
-export const MAX_EVALUATIONS = 200
+/** Static-order matches ranked for the first pages (the rest only when a page reaches past). */
+export const FIRST_BLOCK = 200
+/** Names starting with q added to the first block, wherever they sit in static order. */
+export const LEADING = 50
+/** Several words: FTS5 rows read per wanted match, before the last word's prefix is checked. */
+const SPLIT_READ = 2
 
 export const CompanySummaryJson = z.object({
   dot_number: z.string(),
-  mc_number: z.string().nullable(),
+  mc_number: z.string().nullable().meta({
+    description:
+      'name matches: the first MC docket of the census DOCKET columns; exact matches: as in the record',
+  }),
   legal_name: z.string().nullable(),
   dba_name: z.string().nullable(),
-  entity_type: EntityType.nullable(),
+  entity_type: EntityType.nullable().meta({
+    description:
+      'name matches: what the census alone proves (carrier, forwarder, private or null; licensing data, which alone shows a broker, is not consulted); exact matches: the primary entity type of the record',
+  }),
   status: UsdotStatus.nullable().meta({ description: 'USDOT status (census)' }),
   city: z.string().nullable(),
   state: z.string().nullable(),
   country: z.string().nullable(),
-  docket_numbers: z.array(z.string()),
+  docket_numbers: z.array(z.string()).meta({
+    description:
+      "name matches: the census DOCKET columns (MC/FF/MX); exact matches: the record's dockets (licensing and census)",
+  }),
   match: z.enum(['dot', 'docket', 'name']).meta({
     description:
       'dot: q is this USDOT; docket: this company holds the docket in q; name: a name match',
@@ -99,7 +118,7 @@ interface Entry {
   dot: number
   match: CompanySummaryJson['match']
   score?: number
-  /** filters other than entity_type already applied (name matches: inside FTS5) */
+  /** every filter already applied (name matches: inside FTS5) */
   filtered: boolean
 }
 
@@ -128,26 +147,127 @@ export function scoreCandidate(
   return Math.round(((best + (active ? 0.5 : 0)) / MAX_SCORE) * 1000) / 1000
 }
 
-/** Name matches, best first, bounded by CANDIDATES. */
-function nameMatches(census: ActiveDataset, p: SearchParams): Entry[] {
-  const match = toFtsQuery(p.q, (prefix) => expandPrefix(census, prefix))
-  if (match === null) return []
-  const tags = [p.state ? tag.state(p.state) : null, p.country ? tag.country(p.country) : null]
+/** Name matches ranked once: USDOTs and scores, best first. */
+interface Ranked {
+  dots: Int32Array
+  scores: Float64Array
+  /** false: only the first block was ranked; positions past it need the full ranking */
+  complete: boolean
+}
+
+/**
+ * Ranked name matches of recent searches, per dataset version (a new census is a new
+ * ActiveDataset, so nothing stale is ever served). Type-ahead, common words and paging repeat
+ * the same search; a hit skips FTS5 and the ranking. At most `rankedCacheSize` searches of at
+ * most LEADING + CANDIDATES matches each (12 bytes a match: about 3 MB in all).
+ */
+let rankedCacheSize = 256
+const rankedCache = new WeakMap<ActiveDataset, Map<string, Ranked>>()
+/** Sets the number of cached searches (0 disables the cache; benchmarks measure both). */
+export function setRankedCacheSize(n: number): void {
+  rankedCacheSize = n
+}
+
+/** Name matches, best first, at least `depth` of them when there are; filters inside FTS5. */
+function nameMatches(census: ActiveDataset, p: SearchParams, depth: number): Ranked {
+  const key = JSON.stringify([p.q.trim(), p.state, p.country, p.entity_type, p.status])
+  let cache = rankedCache.get(census)
+  const hit = cache?.get(key)
+  if (hit && cache && (hit.complete || hit.dots.length >= depth)) {
+    cache.delete(key) // most recently used last
+    cache.set(key, hit)
+    return hit
+  }
+  const ranked = rankNames(census, p, depth)
+  if (rankedCacheSize > 0) {
+    if (!cache) rankedCache.set(census, (cache = new Map<string, Ranked>()))
+    cache.delete(key)
+    cache.set(key, ranked)
+    for (const old of cache.keys()) {
+      if (cache.size <= rankedCacheSize) break
+      cache.delete(old)
+    }
+  }
+  return ranked
+}
+
+/**
+ * The ranked list of name matches, in two blocks so the first pages stay cheap however common the
+ * words: block 1 = up to LEADING names that *start with* q (wherever they sit in static order) and
+ * the first FIRST_BLOCK matches in static order, sorted by score; block 2 = the next matches up to
+ * CANDIDATES, sorted by score. The list is the same whichever page asks, so cursors stay
+ * consistent; block 2 is only read when a page reaches past block 1.
+ */
+function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranked {
+  const empty = { dots: new Int32Array(0), scores: new Float64Array(0), complete: true }
+  const expand = (prefix: string) => expandPrefix(census, prefix)
+  const match = toFtsQuery(p.q, expand)
+  if (match === null) return empty
+  const tags = [
+    p.state ? tag.state(p.state) : null,
+    p.country ? tag.country(p.country) : null,
+    p.entity_type ? tag.entityType(p.entity_type) : null,
+  ]
     .filter((t): t is string => t !== null)
     .map((t) => `"${t}"`)
-  const expr = tags.length ? `${match} AND tags : (${tags.join(' AND ')})` : match
+  const filter = (expr: string) =>
+    tags.length ? `${expr} AND tags : (${tags.join(' AND ')})` : expr
+  // several words: FTS5 matches the whole words, the last word's prefix is checked here
+  const split = splitLastWord(p.q)
+  const lastOk = split
+    ? (r: NameCandidate) =>
+        ` ${normalizeName(r.legal_name ?? '')}`.includes(` ${split.last}`) ||
+        ` ${normalizeName(r.dba_name ?? '')}`.includes(` ${split.last}`)
+    : () => true
+  const expr = filter(split ? split.words : match)
+  // reads from FTS5 for `want` matches (several words: a bounded multiple, then the check)
+  let exhausted = false
+  const read = (e: string, want: number, main = false) => {
+    // several words: block 1 reads a multiple of what it keeps; block 2 at most CANDIDATES rows
+    const limit = split ? Math.min(want * SPLIT_READ, CANDIDATES) : want
+    const rows = nameCandidates(census, e, limit, p.status)
+    // fewer rows than asked for: FTS5 has no other match
+    if (main) exhausted = rows.length < limit
+    if (!split) return rows
+    // every match read: keep them all (the list is then complete); else `want` of them
+    const kept = rows.filter(lastOk)
+    return rows.length < limit ? kept : kept.slice(0, want)
+  }
   const qNorm = normalizeName(p.q)
-  return nameCandidates(census, expr, CANDIDATES, p.status)
-    .map((r, i) => ({ r, i, score: scoreCandidate(qNorm, r.legal_name, r.dba_name, r.active) }))
-    .sort((a, b) => b.score - a.score || a.i - b.i)
-    .map(({ r, score }) => ({ dot: r.dot_number, match: 'name' as const, score, filtered: true }))
+  const seen = new Set<number>()
+  const rank = (list: NameCandidate[]) =>
+    list
+      .filter((r) => !seen.has(r.dot_number) && (seen.add(r.dot_number), true))
+      .map((r, i) => ({ r, i, score: scoreCandidate(qNorm, r.legal_name, r.dba_name, r.active) }))
+      .sort((a, b) => b.score - a.score || a.i - b.i)
+  const leading = toLeadingFtsQuery(p.q, expand, split ? split.words : null)
+  const head = read(expr, FIRST_BLOCK, true)
+  const first = rank([
+    ...(leading ? read(filter(leading), LEADING) : []),
+    ...(split ? nameCandidates(census, filter(split.whole), FIRST_BLOCK, p.status) : []),
+    ...head,
+  ])
+  let list = first
+  let complete = exhausted
+  if (depth > first.length && !complete) {
+    list = [...first, ...rank(read(expr, CANDIDATES))]
+    complete = true
+  }
+  return {
+    dots: Int32Array.from(list, (x) => x.r.dot_number),
+    scores: Float64Array.from(list, (x) => x.score),
+    complete,
+  }
 }
 
 const statusOf = (c: CensusRow | null) => usdotStatusOf(c?.status_code)
+const displayDockets = (json: string | null): string[] =>
+  json ? (JSON.parse(json) as string[]).map((d) => `${d.slice(0, 2)}-${d.slice(2)}`) : []
 
 /**
  * The summary of one company: identity from the census (licensing as fallback), entity type and
- * dockets as the full record derives them. Null when no dataset knows the USDOT.
+ * dockets as the full record derives them. Null when no dataset knows the USDOT. Used for exact
+ * USDOT and docket matches (a few per query): name matches use censusSummary.
  */
 export function summarize(
   view: DataView,
@@ -159,10 +279,7 @@ export function summarize(
   const lic = getLicensing(view, e.dot, today)
   if (!c && !lic) return null
   const roles = entityTypes({ census: c, roles: lic?.roles ?? null, privateOnly: null })
-  const censusDockets = c?.dockets
-    ? (JSON.parse(c.dockets) as string[]).map((d) => `${d.slice(0, 2)}-${d.slice(2)}`)
-    : []
-  const dockets = [...new Set([...(lic?.dockets ?? []), ...censusDockets])]
+  const dockets = [...new Set([...(lic?.dockets ?? []), ...displayDockets(c?.dockets ?? null)])]
   const address = lic?.physicalAddress ?? null
   return {
     dot_number: String(e.dot),
@@ -180,9 +297,58 @@ export function summarize(
   }
 }
 
-function passes(s: CompanySummaryJson, p: SearchParams, filtered: boolean): boolean {
+const SUMMARY_SQL = `SELECT legal_name, dba_name, status_code, phy_city, phy_state, phy_country,
+  dockets, classdef, power_units FROM companies WHERE dot_number = ?`
+type SummaryRow = [
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  number | null,
+]
+const summaryStmts = new WeakMap<ActiveDataset, Database.Statement>()
+
+/**
+ * The summary of a name match, from the census columns alone (one indexed read, no licensing):
+ * dockets and mc_number from the census DOCKETn columns, the entity type the census proves
+ * (census/entity.ts, the same value the entity_type filter matched at build time). Null when the
+ * census has no such row.
+ */
+export function censusSummary(
+  census: ActiveDataset,
+  e: Pick<Entry, 'dot' | 'match' | 'score'>,
+): CompanySummaryJson | null {
+  let stmt = summaryStmts.get(census)
+  if (!stmt) {
+    stmt = census.db.prepare(SUMMARY_SQL).raw(true)
+    summaryStmts.set(census, stmt)
+  }
+  const r = stmt.get(e.dot) as SummaryRow | undefined
+  if (!r) return null
+  const [legal, dba, status, city, state, country, dockets, classdef, units] = r
+  const docketNumbers = displayDockets(dockets)
+  return {
+    dot_number: String(e.dot),
+    mc_number: docketNumbers.find((d) => d.startsWith('MC-')) ?? null,
+    legal_name: legal,
+    dba_name: dba,
+    entity_type: censusEntityType(classdef, units, dockets),
+    status: usdotStatusOf(status),
+    city,
+    state,
+    country,
+    docket_numbers: docketNumbers,
+    match: e.match,
+    ...(e.score === undefined ? {} : { score: e.score }),
+  }
+}
+
+function passes(s: CompanySummaryJson, p: SearchParams): boolean {
   if (p.entity_type && s.entity_type !== p.entity_type) return false
-  if (filtered) return true
   if (p.state && s.state?.toUpperCase() !== p.state) return false
   if (p.country && s.country?.toUpperCase() !== p.country) return false
   if (p.status && s.status !== p.status) return false
@@ -193,9 +359,8 @@ function passes(s: CompanySummaryJson, p: SearchParams, filtered: boolean): bool
  * One page of search results. Exact USDOT and docket matches first (active holders first), then
  * name matches by relevance. `offset` is a position in that ranked list (what the cursor carries),
  * so a page costs the same however deep it is. Work is bounded: at most CANDIDATES name rows are
- * read and ranked, and at most MAX_EVALUATIONS summaries are built to check filters that FTS5
- * cannot (entity_type, and every filter on exact matches); a page cut short by that budget has
- * fewer than `limit` results and a next cursor.
+ * read and ranked (every filter applied inside FTS5), a summary is one indexed census read, and
+ * the few exact matches (at most 11) are checked against the filters one by one.
  * Throws 503 when no census is loaded.
  */
 export function searchCompanies(view: DataView, p: SearchParams): SearchPage {
@@ -223,44 +388,33 @@ export function searchCompanies(view: DataView, p: SearchParams): SearchPage {
       'dataset_unavailable',
       'Name search is not ready: the census in use was built without the search index; the next census sync builds it',
     )
-  const names = intent.names ? nameMatches(census, p).filter((e) => !seen.has(e.dot)) : []
-  const list = [...exact, ...names]
-
-  let evaluations = 0
-  /** the entry's summary when it passes every filter, null when it does not, undefined = budget spent */
-  const accept = (e: Entry): CompanySummaryJson | null | undefined => {
-    if (e.filtered && p.entity_type === undefined) return summarize(view, p.today, e)
-    if (evaluations >= MAX_EVALUATIONS) return undefined
-    evaluations++
+  // exact matches that pass the filters, with their summaries (the record's view)
+  const exactOk = exact.flatMap((e) => {
     const s = summarize(view, p.today, e)
-    return s && passes(s, p, e.filtered) ? s : null
-  }
+    return s && passes(s, p) ? [s] : []
+  })
+  // positions this page needs: through the entry after it (is there a next page?)
+  const ranked = intent.names ? nameMatches(census, p, p.offset + p.limit + 1) : null
+  // name matches that are not already an exact match, in rank order
+  const names: Entry[] = []
+  if (ranked)
+    for (let k = 0; k < ranked.dots.length; k++) {
+      const dot = ranked.dots[k] as number
+      if (!seen.has(dot))
+        names.push({ dot, match: 'name', score: ranked.scores[k], filtered: true })
+    }
+  const total = exactOk.length + names.length
   const results: CompanySummaryJson[] = []
   let i = p.offset
-  let budgetSpent = false
-  for (; i < list.length && results.length < p.limit; i++) {
-    const s = accept(list[i] as Entry)
-    if (s === undefined) {
-      budgetSpent = true
-      break
+  for (; i < total && results.length < p.limit; i++) {
+    if (i < exactOk.length) {
+      results.push(exactOk[i] as CompanySummaryJson)
+      continue
     }
+    const s = censusSummary(census, names[i - exactOk.length] as Entry)
     if (s) results.push(s)
   }
-  // is there a next page? look ahead (within the budget) for one more accepted entry
-  let next: number | null = null
-  if (budgetSpent) next = i
-  else
-    for (let j = i; j < list.length; j++) {
-      const e = list[j] as Entry
-      if (e.filtered && p.entity_type === undefined) {
-        next = j
-        break
-      }
-      const s = accept(e)
-      if (s === null) continue
-      next = j
-      break
-    }
+  const next = i < total ? i : null
   return { results, nextOffset: next !== null && next <= MAX_OFFSET ? next : null }
 }
 

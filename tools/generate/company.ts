@@ -23,6 +23,7 @@ import {
   type UnitCounts,
 } from './model.ts'
 import { companyName, personName, randomAddress, slug } from './names.ts'
+import { scaleNames } from './names-scale.ts'
 import { poisson, Rng, weights, type WeightTable } from './prng.ts'
 
 const KIND_WEIGHTS: Record<Profile, WeightTable<Kind>> = {
@@ -221,6 +222,9 @@ export function randomCore(
     if (rng.chance(0.003)) legalName = `"${rng.pick(V.SURNAMES).slice(0, 1)}" ${legalName}`
     if (rng.chance(0.12)) dbaName = `${rng.pick(V.NAME_WORDS)} ${rng.pick(nouns)}`
   }
+  // full scale: a realistic vocabulary (own stream: the other fields stay as they were)
+  if (profile === 'scale')
+    ({ legalName, dbaName } = scaleNames(ctx, dot, nouns, soleProp, dbaName !== ''))
 
   // addresses and contact
   const phy = randomAddress(rng, country)

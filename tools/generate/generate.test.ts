@@ -4,7 +4,9 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { FILE_COLUMNS, FILE_IDS, FILE_KEYS, type FileKey } from './columns.ts'
 import { parseCsv } from './csv.ts'
-import { writeSampleDataset, writeScaleDataset } from './dataset.ts'
+import { randomCore } from './company.ts'
+import { createContext } from './context.ts'
+import { DEFAULT_SEED, writeSampleDataset, writeScaleDataset } from './dataset.ts'
 import { SHARED_EMAIL, SHARED_PHONE, SPECIAL_DOTS as S } from './special-kit.ts'
 
 /** FMCSA-DATA.md §2.1, typed out again so a change to columns.ts cannot hide here. */
@@ -343,5 +345,33 @@ describe('scale dataset', () => {
     const rc = await writeScaleDataset(c, { censusRows: 3000, files: ['census'] })
     expect(Object.keys(rc.files)).toEqual(['census'])
     expect(readFileSync(join(c, 'az4n-8mr2.csv'), 'utf8')).toBe(text(a, 'census'))
+  })
+
+  test('company names: a large vocabulary with Zipf-like word frequencies, not a few hundred words', () => {
+    const ctx = createContext(DEFAULT_SEED, 'scale')
+    const counts = new Map<string, number>()
+    let names = 0
+    for (let dot = 1; dot <= 20_000; dot++) {
+      const c = randomCore(ctx, dot)
+      for (const n of [c.legalName, c.dbaName].filter(Boolean)) {
+        names++
+        for (const w of n.split(/[^A-Z0-9]+/).filter(Boolean))
+          counts.set(w, (counts.get(w) ?? 0) + 1)
+      }
+    }
+    const byFreq = [...counts.values()].sort((x, y) => y - x)
+    // far more than the sample's ~266 words, most of them rare
+    expect(counts.size).toBeGreaterThan(5_000)
+    expect(byFreq.filter((n) => n === 1).length).toBeGreaterThan(counts.size / 3)
+    // a head of common words (LLC, TRUCKING...): the top word in a large share of names, the
+    // tenth far less common than the first
+    expect((byFreq[0] ?? 0) / names).toBeGreaterThan(0.2)
+    expect((byFreq[9] ?? 0) * 3).toBeLessThan(byFreq[0] ?? 0)
+    for (const w of ['LLC', 'INC', 'TRUCKING', 'SMITH'])
+      expect(counts.get(w) ?? 0, w).toBeGreaterThan(100)
+    // the same seed and USDOT give the same names
+    expect(randomCore(createContext(DEFAULT_SEED, 'scale'), 1234).legalName).toBe(
+      randomCore(ctx, 1234).legalName,
+    )
   })
 })

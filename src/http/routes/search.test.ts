@@ -51,6 +51,8 @@ const HAULING: [number, CensusFields][] = [
     3002000,
     { LEGAL_NAME: 'ZED HAULING FORWARDERS', DOCKET1PREFIX: 'FF', CLASSDEF: '', POWER_UNITS: '0' },
   ],
+  // after the 260 others in static order (beyond the first ranked block): starts with the word
+  [3003000, { LEGAL_NAME: 'HAULING SPECIALISTS INC', POWER_UNITS: '3' }],
 ]
 
 let ctx: TestContext
@@ -247,24 +249,57 @@ describe('summaries', () => {
     })
   })
 
-  test('entity type, MC number and dockets agree with the full record (licensing data)', async () => {
+  test('census-only data: a name match summary says what the record says (docket holders too)', async () => {
+    const key = ctx.account().key()
+    const all = []
+    for (const q of ['acme', 'docket+holder', 'zed+hauling', 'hauling&limit=30'])
+      all.push(...((await search(`q=${q}`, ctx, key)).body?.results ?? []))
+    expect(all.length).toBeGreaterThan(20)
+    expect(all.some((r) => r.docket_numbers.length > 0)).toBe(true)
+    expect(new Set(all.map((r) => r.entity_type))).toEqual(new Set(['carrier', 'forwarder']))
+    for (const s of all) {
+      const rec = CarrierJson.parse(
+        await (await ctx.get(`/v1/carrier/${s.dot_number}`, key)).json(),
+      )
+      expect(
+        { e: s.entity_type, mc: s.mc_number, d: s.docket_numbers, st: s.status, c: s.city },
+        s.dot_number,
+      ).toEqual({
+        e: rec.entity_type,
+        mc: rec.mc_number,
+        d: rec.identity.docket_numbers,
+        st: rec.identity.usdot_status,
+        c: rec.contact.physical_address?.city ?? null,
+      })
+    }
+  })
+
+  test('with licensing data: name matches summarise the census alone, exact matches the record', async () => {
     const key = lic.account().key()
     const { body } = await search('q=test+carrier&limit=50', lic, key)
     expect(body?.results.length).toBeGreaterThan(3)
-    expect(body?.results.some((r) => r.entity_type === 'broker')).toBe(true)
     for (const s of body?.results ?? []) {
       const rec = CarrierJson.parse(
         await (await lic.get(`/v1/carrier/${s.dot_number}`, key)).json(),
       )
-      expect({ e: s.entity_type, mc: s.mc_number, d: s.docket_numbers }, s.dot_number).toEqual({
-        e: rec.entity_type,
-        mc: rec.mc_number,
-        d: rec.identity.docket_numbers,
-      })
+      // census dockets are a subset of the record's (licensing adds its own)
+      for (const d of s.docket_numbers)
+        expect(rec.identity.docket_numbers, s.dot_number).toContain(d)
     }
-    const brokers = await search('q=test+carrier&entity_type=broker&limit=50', lic, key)
-    expect(brokers.body?.results.length).toBeGreaterThan(0)
-    expect(brokers.body?.results.every((r) => r.entity_type === 'broker')).toBe(true)
+    // 1000002 is a broker only in licensing (census: for hire, no power units): the census cannot tell
+    const broker = body?.results.find((r) => r.dot_number === '1000002')
+    expect(broker).toMatchObject({ entity_type: null, mc_number: 'MC-100002', match: 'name' })
+    // 1000001 is a for-hire carrier with power units: census and record agree
+    expect(body?.results.find((r) => r.dot_number === '1000001')).toMatchObject({
+      entity_type: 'carrier',
+    })
+    expect((await search('q=test+carrier&entity_type=broker', lic, key)).body?.results).toEqual([])
+    // the exact docket match is summarised as the record: broker
+    expect((await search('q=MC-100002', lic, key)).body?.results[0]).toMatchObject({
+      dot_number: '1000002',
+      match: 'docket',
+      entity_type: 'broker',
+    })
   })
 })
 
@@ -285,20 +320,42 @@ describe('paging', () => {
     expect(seen).toEqual(all)
   })
 
-  test('a filter FTS5 cannot apply is checked within a budget; the cursor resumes the walk', async () => {
+  test('entity_type is applied inside the index: a full first page, however many others rank first', async () => {
+    // 260 carriers rank before the one forwarder sharing the word
     const first = await search('q=hauling&entity_type=forwarder&limit=5')
-    // 260 carriers rank first: the budget runs out before the forwarder, the page says so
-    expect(first.body?.results).toEqual([])
-    expect(first.body?.next_cursor).toEqual(expect.any(String))
-    const found: string[] = []
-    let cursor = first.body?.next_cursor ?? null
-    for (let page = 0; cursor && page < 5; page++) {
-      const { body } = await search(`q=hauling&entity_type=forwarder&limit=5&cursor=${cursor}`)
-      found.push(...(body?.results.map((r) => r.dot_number) ?? []))
-      cursor = body?.next_cursor ?? null
+    expect(first.body?.results.map((r) => r.dot_number)).toEqual(['3002000'])
+    expect(first.body?.next_cursor).toBeNull()
+    const carriers = await search('q=hauling&entity_type=carrier&limit=50')
+    expect(carriers.body?.results).toHaveLength(50)
+    expect(carriers.body?.results.every((r) => r.entity_type === 'carrier')).toBe(true)
+  })
+
+  test('past the first ranked block: every match once, the same order whatever the page size', async () => {
+    const walk = async (limit: number, q = 'hauling') => {
+      const out: number[] = []
+      let cursor: string | null = null
+      for (let page = 0; page < 100; page++) {
+        const { body }: Awaited<ReturnType<typeof search>> = await search(
+          `q=${q}&limit=${limit}${cursor ? `&cursor=${cursor}` : ''}`,
+        )
+        out.push(...(body?.results.map((r) => Number(r.dot_number)) ?? []))
+        cursor = body?.next_cursor ?? null
+        if (!cursor) break
+      }
+      return out
     }
-    expect(found).toEqual(['3002000'])
-    expect(cursor).toBeNull()
+    const big = await walk(50)
+    expect(big).toHaveLength(262)
+    expect(new Set(big).size).toBe(262)
+    expect(await walk(7)).toEqual(big)
+    // a name starting with the word ranks first although 260 matches precede it in static order
+    expect(big[0]).toBe(3003000)
+    // several words (the last one a prefix checked on the names read): the same guarantees
+    const two = await walk(50, 'bulk+hau')
+    expect(two).toHaveLength(260)
+    expect(new Set(two).size).toBe(260)
+    expect(await walk(9, 'bulk+hau')).toEqual(two)
+    expect(await walk(50, 'bulk+haz')).toEqual([])
   })
 
   test('the last page has next_cursor null; default limit is 20', async () => {

@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { EntityType } from '../../fields.ts'
 import { rateLimitHeaders } from '../../keys/usage.ts'
 import { SearchResponse, searchPage } from '../../search/page.ts'
-import { CANDIDATES, DEFAULT_LIMIT, MAX_LIMIT } from '../../search/query.ts'
+import { CANDIDATES, DEFAULT_LIMIT, FIRST_BLOCK, MAX_LIMIT } from '../../search/query.ts'
 import type { AppEnv } from '../env.ts'
 import type { RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'
@@ -32,7 +32,8 @@ export const SearchQuery = z.strictObject({
     .optional()
     .meta({ description: 'physical-address country' }),
   entity_type: EntityType.optional().meta({
-    description: "the company's primary entity type, as in its record",
+    description:
+      'the entity type of the summary: for name matches the one the census proves (carrier, forwarder or private; `broker` matches only exact USDOT or docket matches, whose summary comes from the record)',
   }),
   status: z
     .enum(['active', 'inactive'], { error: 'status must be active or inactive' })
@@ -64,7 +65,7 @@ const doc: RouteDoc = {
   path: '/v1/search',
   operationId: 'search',
   summary: 'Find a company by name, MC or DOT',
-  description: `Full-text search (SQLite FTS5) over legal and DBA names, accent- and case-insensitive, with the last word as a prefix for type-ahead; user text is always escaped, never FTS syntax. An exact USDOT or docket in \`q\` ranks that company first (\`match: dot\` / \`docket\`). Name matches (\`match: name\`) are ranked by relevance (exact name, then names starting with \`q\`, then a word starting with \`q\`; active before inactive) over the first ${CANDIDATES} matches in static order (active docket holders, then other active companies, then inactive ones), so common words stay fast. Results are summaries; fetch \`/v1/carrier/{dot}\` for a full record. Page with \`next_cursor\` (about 1,000 results deep); a cursor from before a data update is a 400. With \`entity_type\` (which the index cannot filter) a page may hold fewer than \`limit\` results, even none, while \`next_cursor\` is set: follow it until it is null.`,
+  description: `Full-text search (SQLite FTS5) over legal and DBA names, accent- and case-insensitive, with the last word as a prefix for type-ahead; user text is always escaped, never FTS syntax. An exact USDOT or docket in \`q\` ranks that company first (\`match: dot\` / \`docket\`). Name matches (\`match: name\`) are ranked by relevance (exact name, then names starting with \`q\`, then a word starting with \`q\`; active before inactive). Work is bounded however common the words: the first pages rank the names that start with \`q\` and the first ${FIRST_BLOCK} matches in static order (active docket holders, then other active companies, then inactive ones); a page past them ranks the next matches, up to ${CANDIDATES}. Every filter (\`state\`, \`country\`, \`entity_type\`, \`status\`) is applied inside the index, so pages are full. Name-match summaries come from the census alone, precomputed when the census is built: \`docket_numbers\` and \`mc_number\` from its DOCKET columns, \`entity_type\` as the census proves it (carrier, forwarder, private or null, never broker: only licensing data shows a broker), so they can differ from the full record; exact USDOT and docket matches are summarised as their record. Fetch \`/v1/carrier/{dot}\` for the full record. Page with \`next_cursor\` (about 1,000 results deep); a cursor from before a data update is a 400.`,
   tags: ['search'],
   auth: true,
   billing: 'one call when the page has at least one result; an empty result is not billed.',

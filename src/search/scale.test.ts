@@ -1,0 +1,163 @@
+/**
+ * Name search on a census written by the benchmark generator (tools/generate, full-scale profile:
+ * the realistic name vocabulary), imported through the real pipeline into real SQLite.
+ */
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import fc from 'fast-check'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { writeScaleDataset } from '../../tools/generate/dataset.ts'
+import { censusEntityType } from '../census/entity.ts'
+import { findCensusRow, type CensusRow } from '../census/census.ts'
+import { entityTypes } from '../carriers/entity.ts'
+import { CarrierJson } from '../carriers/schema.ts'
+import { createTestContext, type TestContext } from '../testing/context.ts'
+import { expandPrefix } from './fts.ts'
+import { SearchResponse } from './page.ts'
+
+let ctx: TestContext
+let key: string
+beforeAll(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cvk-search-scale-'))
+  await writeScaleDataset(dir, { censusRows: 6000, files: ['census'] })
+  ctx = await createTestContext({ liveDir: dir })
+  key = ctx.account('scale').key()
+}, 60_000)
+afterAll(() => ctx.close())
+
+const census = () => {
+  const c = ctx.deps.datasets.get('census', 'live')
+  if (!c) throw new Error('no census')
+  return c
+}
+const search = async (qs: string) => {
+  const res = await ctx.get(`/v1/search?${qs}`, key)
+  expect(res.status, qs).toBe(200)
+  return SearchResponse.parse(await res.json())
+}
+const words = (s: string | null) => (s ?? '').toUpperCase().split(/[^\p{L}\p{N}]+/u)
+
+describe('prefix expansion with the generator vocabulary', () => {
+  test('a short prefix expands to its most frequent words, most frequent first', () => {
+    const terms = expandPrefix(census(), 'tr')
+    expect(terms.length).toBeGreaterThan(5)
+    expect(terms.slice(0, 8)).toEqual(expect.arrayContaining(['trucking', 'transport']))
+    expect(terms.every((t) => t.startsWith('tr'))).toBe(true)
+  })
+
+  test.each(['tr', 'truc', 'smi', 'lo', 'EAGLE EX'])(
+    'q=%s: every result has a word starting with it',
+    async (q) => {
+      const { results } = await search(`q=${encodeURIComponent(q)}&limit=50`)
+      expect(results.length).toBeGreaterThan(0)
+      const last = q.toUpperCase().split(' ').at(-1) ?? ''
+      for (const r of results)
+        expect(
+          [...words(r.legal_name), ...words(r.dba_name)].some((w) => w.startsWith(last)),
+          `${r.legal_name} / ${r.dba_name}`,
+        ).toBe(true)
+    },
+  )
+
+  test('a whole name finds that company first (names that start with q are ranked wherever they sit)', async () => {
+    const rows = census()
+      .db.prepare(
+        `SELECT dot_number, legal_name FROM companies WHERE legal_name IS NOT NULL
+         ORDER BY dot_number DESC LIMIT 40`,
+      )
+      .all() as { dot_number: number; legal_name: string }[]
+    for (const r of rows) {
+      const { results } = await search(`q=${encodeURIComponent(r.legal_name)}&limit=50`)
+      const same = results.filter((x) => x.legal_name === r.legal_name)
+      expect(
+        same.map((x) => x.dot_number),
+        r.legal_name,
+      ).toContain(String(r.dot_number))
+      expect(results[0]?.legal_name, r.legal_name).toBe(r.legal_name)
+    }
+  })
+})
+
+describe('entity type from precomputed census data', () => {
+  test('equals the record rule with no licensing, for every generated company', () => {
+    const rows = census().db.prepare('SELECT dot_number FROM companies').all() as {
+      dot_number: number
+    }[]
+    expect(rows.length).toBe(6000)
+    const seen = new Set<string | null>()
+    for (const { dot_number } of rows) {
+      const c = findCensusRow(census(), dot_number) as CensusRow
+      const e = censusEntityType(c.classdef, c.power_units, c.dockets)
+      seen.add(e)
+      expect(e, String(dot_number)).toBe(
+        entityTypes({ census: c, roles: null, privateOnly: null }).primary,
+      )
+    }
+    expect(seen).toEqual(new Set(['carrier', 'private', 'forwarder', null]))
+  })
+
+  test('equals the record rule for arbitrary census classes, fleets and dockets', () => {
+    const cls = fc.constantFrom(
+      'AUTHORIZED FOR HIRE',
+      'EXEMPT FOR HIRE',
+      'PRIVATE PROPERTY',
+      'PRIVATE PASSENGER, BUSINESS',
+      'PRIV. PASS. (NON-BUSINESS)',
+      'private property',
+      ' MIGRANT ',
+      'U.S. MAIL',
+      'OTHER',
+      '',
+    )
+    fc.assert(
+      fc.property(
+        fc.option(fc.array(cls, { maxLength: 3 }).map((a) => a.join(';'))),
+        fc.option(fc.integer({ min: 0, max: 5 })),
+        fc.option(
+          fc
+            .array(fc.constantFrom('MC1', 'FF2', 'MX3', 'MC44'), { minLength: 1, maxLength: 3 })
+            .map((a) => JSON.stringify(a)),
+        ),
+        (classdef, units, dockets) => {
+          const row = { classdef, power_units: units, dockets } as unknown as CensusRow
+          expect(censusEntityType(classdef, units, dockets)).toBe(
+            entityTypes({ census: row, roles: null, privateOnly: null }).primary,
+          )
+        },
+      ),
+      { numRuns: 500 },
+    )
+  })
+
+  test.each(['carrier', 'private', 'forwarder'])(
+    'entity_type=%s: full pages, each summary as its record says (docket holders too)',
+    async (type) => {
+      const { results } = await search(`q=co&entity_type=${type}&limit=50`)
+      expect(results.length).toBeGreaterThan(0)
+      for (const s of results.slice(0, 15)) {
+        expect(s.entity_type).toBe(type)
+        const rec = CarrierJson.parse(
+          await (await ctx.get(`/v1/carrier/${s.dot_number}`, key)).json(),
+        )
+        expect(
+          { e: s.entity_type, mc: s.mc_number, d: s.docket_numbers, st: s.status, n: s.legal_name },
+          s.dot_number,
+        ).toEqual({
+          e: rec.entity_type,
+          mc: rec.mc_number,
+          d: rec.identity.docket_numbers,
+          st: rec.identity.usdot_status,
+          n: rec.legal_name,
+        })
+      }
+    },
+  )
+
+  test('filters combine inside the index: every result passes all of them', async () => {
+    const { results } = await search('q=tr&state=TX&status=active&entity_type=carrier&limit=50')
+    expect(results.length).toBeGreaterThan(0)
+    for (const r of results)
+      expect([r.state, r.status, r.entity_type]).toEqual(['TX', 'active', 'carrier'])
+  })
+})
