@@ -292,6 +292,8 @@ export const censusDataset: DatasetSpec = {
     },
   ],
   schedule: 'daily',
+  // file format 2: contentless search tiers with filter tags and summary columns
+  format: 2,
   minRowsRatio: 0.9,
   maxRejectRatio: 0.01,
   build: buildCensus,

@@ -24,6 +24,12 @@ export interface DatasetSpec {
   schedule: 'daily' | 'monthly' | 'legacy'
   /** frozen datasets describe a fixed day, whatever the download date */
   frozenAsOf?: string
+  /**
+   * Layout of the built file (default 1), raised whenever a version changes its tables or
+   * indexes: an active file built with another format is rebuilt by the next sync even when the
+   * regulator's files are unchanged (an upgrade never keeps serving from an old layout).
+   */
+  format?: number
   /** refuse a build with fewer rows than this share of the previous version */
   minRowsRatio: number
   /** refuse a build whose rejected share of rows is above this */

@@ -270,6 +270,8 @@ export const legacyDataset: DatasetSpec = {
   files,
   schedule: 'legacy',
   frozenAsOf: LEGACY_AS_OF,
+  // file format 2: docket_rows
+  format: 2,
   minRowsRatio: 0.9,
   maxRejectRatio: 0.02,
   build: buildLegacy,

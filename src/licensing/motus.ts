@@ -379,6 +379,8 @@ export const motusDataset: DatasetSpec = {
   title: 'Motus registration, authority and insurance (daily)',
   files,
   schedule: 'daily',
+  // file format 2: docket_rows
+  format: 2,
   minRowsRatio: 0.8,
   maxRejectRatio: 0.02,
   build: buildMotus,

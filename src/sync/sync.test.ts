@@ -126,6 +126,24 @@ describe('sync end to end against a local FMCSA server', () => {
     expect(count('SELECT count(*) AS n FROM dataset_versions')).toBe(3)
   })
 
+  test('a file built with an older format is rebuilt from unchanged sources, once', async () => {
+    await syncMirror()
+    const before = activeIds()
+    // what an earlier version of the appliance stored: no format (= 1); census is at format 2
+    ctx.deps.db
+      .prepare(
+        "UPDATE dataset_versions SET files = json_remove(files, '$.format') WHERE dataset = 'census' AND status = 'active'",
+      )
+      .run()
+    const rs = byName(await syncAll(ctx.deps, { ...opts(), only: ['census', 'legacy'] }))
+    expect(rs.census?.status).toBe('activated')
+    expect(rs.legacy?.status).toBe('unchanged')
+    expect(activeIds()[0]).not.toBe(before[0])
+    expect(record(1000001)?.legal_name).toBeTruthy()
+    const [again] = await syncAll(ctx.deps, { ...opts(), only: ['census'] })
+    expect(again?.status).toBe('unchanged')
+  })
+
   test('a new ETag on identical bytes is still unchanged (SHA-256)', async () => {
     await syncMirror()
     const body = server.body('az4n-8mr2')

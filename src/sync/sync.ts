@@ -79,6 +79,8 @@ interface VersionFiles {
   fingerprint: string
   /** the oldest vintage of the inputs: the data is as current as its oldest file */
   vintage?: string | null
+  /** the dataset's file format it was built with (DatasetSpec.format; absent: 1) */
+  format?: number
 }
 
 /**
@@ -179,7 +181,14 @@ async function download(
 
   const active = ctx.previous
   const previous = active?.files ? (JSON.parse(active.files) as Partial<VersionFiles>) : null
-  if (!opts.force && active && previous?.inputs && !changedSince(previous.inputs, facts))
+  const sameFormat = (previous?.format ?? 1) === (spec.format ?? 1)
+  if (
+    !opts.force &&
+    active &&
+    previous?.inputs &&
+    sameFormat &&
+    !changedSince(previous.inputs, facts)
+  )
     return { status: files.some((f) => f.status === 'not_yet') ? 'not_yet' : 'unchanged' }
   const counts = deps.config.sync.verifyCount
     ? await portalCounts(deps, opts, pool, countIds)
@@ -196,6 +205,7 @@ async function download(
       inputs: facts,
       fingerprint: fingerprintOf(facts),
       vintage: vintages[0] ?? null,
+      format: spec.format ?? 1,
     } satisfies VersionFiles,
     verify: (stats, prev) => {
       verifyFiles(deps, spec, stats, prev)
