@@ -4,7 +4,7 @@
  * `npm run bench -- --census-rows N`, `npm run bench -- --smoke` (CI).
  * Servers and load generators are separate processes on 127.0.0.1; every run stops by itself.
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
+import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process'
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { isAbsolute, join, resolve } from 'node:path'
@@ -384,7 +384,25 @@ async function main() {
     bare.kill('SIGTERM')
   }
 
-  // 5. cost growth: census import and lookups at 10 %, 50 % and 100 % of the census
+  // 5. name search in process, every kind of query, cold (no cache of ranked searches)
+  const search = spawnSync(
+    process.execPath,
+    [
+      ...tsx,
+      'bench/search.ts',
+      '--dir',
+      filesDir,
+      '--data',
+      censusDir,
+      '--per-kind',
+      smoke ? '20' : '200',
+    ],
+    { maxBuffer: 1 << 24, encoding: 'utf8' },
+  )
+  if (search.status !== 0) throw new Error(`bench/search.ts failed: ${search.stderr.slice(-2000)}`)
+  log(search.stderr.trimEnd())
+
+  // 6. cost growth: census import and lookups at 10 %, 50 % and 100 % of the census
   if (!smoke) {
     log('cost growth (census only, lookups at 32 connections):')
     for (const share of [0.1, 0.5, 1]) {
