@@ -35,12 +35,27 @@ export async function buildDatasetFile(
   const db = openSqlite(path, 'readwrite')
   const stats: BuildStats = { rows: 0, rejects: 0, files: {}, rejectSamples: [], notes: {} }
   const fileStats = (id: string): FileStats => (stats.files[id] ??= { rows: 0, rejects: 0 })
+  const phases: Record<string, number> = (stats.phases = {})
+  const phase = (name: string, seconds: number) => {
+    phases[name] = (phases[name] ?? 0) + seconds
+  }
+  const timed = <T>(name: string, fn: () => T): T => {
+    const t0 = performance.now()
+    try {
+      return fn()
+    } finally {
+      phase(name, (performance.now() - t0) / 1000)
+    }
+  }
   try {
     db.pragma('journal_mode = OFF')
     db.pragma('synchronous = OFF')
     db.pragma('foreign_keys = OFF')
+    db.pragma('locking_mode = EXCLUSIVE')
     db.pragma('cache_size = -65536')
-    db.pragma('temp_store = MEMORY')
+    // sorts of index and GROUP BY builds spill to temporary files (the page cache), not the heap:
+    // in memory they held several hundred MB at full census scale
+    db.pragma('temp_store = FILE')
     const ctx: BuildContext = {
       db,
       inputs,
@@ -61,13 +76,16 @@ export async function buildDatasetFile(
       note(key, n = 1) {
         stats.notes[key] = (stats.notes[key] ?? 0) + n
       },
+      phase,
+      timed,
       async insertBatches(fileId, items, insert) {
+        const t0 = performance.now()
         let batch: unknown[] = []
         const run = db.transaction((rows: unknown[]) => {
           for (const r of rows) insert(r as never)
         })
         const flush = async () => {
-          run(batch)
+          timed('insert', () => run(batch))
           batch = []
           opts.onProgress?.({ dataset: spec.name, file: fileId, rows: fileStats(fileId).rows })
           opts.signal.throwIfAborted()
@@ -78,16 +96,19 @@ export async function buildDatasetFile(
           if (batch.length >= BATCH) await flush()
         }
         if (batch.length) await flush()
+        phase('load', (performance.now() - t0) / 1000)
       },
     }
     opts.signal.throwIfAborted()
+    const started = performance.now()
     await spec.build(ctx)
     opts.signal.throwIfAborted()
-    db.pragma('optimize')
-    db.pragma('journal_mode = DELETE')
-    const check = db.pragma('quick_check', { simple: true })
+    timed('optimize', () => db.pragma('optimize'))
+    timed('journal', () => db.pragma('journal_mode = DELETE'))
+    const check = timed('quick_check', () => db.pragma('quick_check', { simple: true }))
     if (check !== 'ok') throw new VerifyError(`quick_check failed: ${String(check)}`)
     db.close()
+    phase('total', (performance.now() - started) / 1000)
     return stats
   } catch (err) {
     if (db.open) db.close()

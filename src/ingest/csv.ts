@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs'
 import { open } from 'node:fs/promises'
+import { StringDecoder } from 'node:string_decoder'
 import Papa from 'papaparse'
 import { AppError } from '../errors.ts'
 
@@ -62,91 +63,88 @@ export function headerDrift(actual: readonly string[], expected: readonly string
     .join('; ')
 }
 
-const QUEUE_HIGH = 20_000
-const QUEUE_LOW = 5_000
+const CHUNK_BYTES = 4 << 20
+
+/** The slice of papaparse's parser handle the chunked reader uses (its streamers use the same). */
+interface PapaHandle {
+  parse(
+    input: string,
+    baseIndex: number,
+    ignoreLastRow: boolean,
+  ): { data: string[][]; meta: { cursor: number } }
+}
+const PapaParserHandle = (
+  Papa as unknown as { ParserHandle: new (config: Papa.ParseConfig) => PapaHandle }
+).ParserHandle
 
 /**
- * Papaparse's stream in flowing mode (its paused-mode iterator is an order of magnitude slower),
- * with a bounded queue: the file stream pauses while the consumer is behind.
+ * The file's records, a chunk at a time: papaparse's parser over 4 MB text chunks, carrying the
+ * unfinished last record over to the next chunk exactly as papaparse's own streamers do (but with
+ * one async step per chunk instead of a stream event per record, and UTF-8 decoded across chunk
+ * boundaries). The file is read only as fast as the consumer takes the batches.
  */
-async function* parseRecords(path: string): AsyncGenerator<string[]> {
-  const source = createReadStream(path, { highWaterMark: 1 << 20 })
-  const parser = Papa.parse(Papa.NODE_STREAM_INPUT, { skipEmptyLines: true, delimiter: ',' })
-  let queue: string[][] = []
-  let done = false
-  const state: { failure: Error | null } = { failure: null }
-  let wake: (() => void) | null = null
-  const notify = () => {
-    const w = wake
-    wake = null
-    w?.()
-  }
-  parser.on('data', (row: string[]) => {
-    queue.push(row)
-    if (queue.length >= QUEUE_HIGH && !source.isPaused()) source.pause()
-    if (queue.length === 1 || queue.length >= QUEUE_HIGH) notify()
-  })
-  parser.on('end', () => {
-    done = true
-    notify()
-  })
-  const fail = (err: Error) => {
-    state.failure = err
-    notify()
-  }
-  parser.on('error', fail)
-  source.on('error', fail)
-  source.pipe(parser)
+async function* parseRecordBatches(path: string): AsyncGenerator<string[][]> {
+  const source = createReadStream(path, { highWaterMark: CHUNK_BYTES })
+  const handle = new PapaParserHandle({ skipEmptyLines: true, delimiter: ',' })
+  const decoder = new StringDecoder('utf8')
+  let partial = ''
+  let base = 0
   try {
-    for (;;) {
-      if (queue.length > 0) {
-        const batch = queue
-        queue = []
-        if (source.isPaused()) source.resume()
-        for (let i = 0; i < batch.length; i++) {
-          yield batch[i] as string[]
-          if (i % QUEUE_LOW === QUEUE_LOW - 1 && source.isPaused() && queue.length < QUEUE_LOW)
-            source.resume()
-        }
-        continue
-      }
-      if (state.failure) throw state.failure
-      if (done) return
-      await new Promise<void>((r) => (wake = r))
+    for await (const buf of source) {
+      const text = partial + decoder.write(buf as Buffer)
+      const r = handle.parse(text, base, true)
+      partial = text.substring(r.meta.cursor - base)
+      base = r.meta.cursor
+      if (r.data.length) yield r.data
+    }
+    const rest = partial + decoder.end()
+    partial = ''
+    if (rest !== '') {
+      const r = handle.parse(rest, base, false)
+      if (r.data.length) yield r.data
     }
   } finally {
     source.destroy()
-    parser.destroy()
   }
 }
 
+/** Consecutive records of a file: `records[i]` is record number `line + i`. */
+export interface CsvBatch {
+  line: number
+  records: string[][]
+}
+
 /**
- * Streams a CSV file as arrays of fields (RFC 4180 via papaparse, which tolerates stray quotes),
- * checking the header first. Column-count mismatches are yielded as they are: the caller rejects
- * and counts them.
+ * Streams a CSV file as batches of records (RFC 4180 via papaparse, which tolerates stray
+ * quotes), checking the header first. Column-count mismatches are yielded as they are: the caller
+ * rejects and counts them.
  */
-export async function* readCsv(path: string, opts: ReadCsvOptions): AsyncGenerator<CsvRow> {
+export async function* readCsvBatches(
+  path: string,
+  opts: ReadCsvOptions,
+): AsyncGenerator<CsvBatch> {
   await sniffFile(path)
   let line = 0
   let first = true
   try {
-    for await (const rec of parseRecords(path)) {
+    for await (let records of parseRecordBatches(path)) {
       if (first) {
         first = false
+        const rec = records[0] as string[]
         if (rec[0] !== undefined) rec[0] = rec[0].replace(/^\uFEFF/, '')
         if (opts.header === 'header') {
           const drift = headerDrift(rec, opts.columns)
           if (drift) throw new FormatError(`header does not match the expected columns: ${drift}`)
-          continue
-        }
-        if (opts.header === 'optional-header') {
+          records = records.slice(1)
+        } else if (opts.header === 'optional-header') {
           const re = opts.headerFirstField ?? /^[A-Za-z_]+$/
-          if (re.test((rec[0] ?? '').trim())) continue
+          if (re.test((rec[0] ?? '').trim())) records = records.slice(1)
         }
       }
-      line++
-      if (line % 4096 === 0) opts.signal?.throwIfAborted()
-      yield { line, fields: rec }
+      opts.signal?.throwIfAborted()
+      if (records.length === 0) continue
+      yield { line: line + 1, records }
+      line += records.length
     }
   } catch (err) {
     if (err instanceof FormatError || err instanceof AppError) throw err
@@ -154,4 +152,10 @@ export async function* readCsv(path: string, opts: ReadCsvOptions): AsyncGenerat
     throw new FormatError(`cannot read CSV near record ${line + 1}: ${(err as Error).message}`)
   }
   if (first) throw new FormatError('file is empty')
+}
+
+/** readCsvBatches one record at a time, with its 1-based record number. */
+export async function* readCsv(path: string, opts: ReadCsvOptions): AsyncGenerator<CsvRow> {
+  for await (const { line, records } of readCsvBatches(path, opts))
+    for (let i = 0; i < records.length; i++) yield { line: line + i, fields: records[i] as string[] }
 }

@@ -27,6 +27,7 @@ export async function* parseInWorker<T>(
   parser: RowParserRef,
   onReject: (line: number, reason: string) => void,
   signal?: AbortSignal,
+  onTimings?: (timings: Record<string, number>) => void,
 ): AsyncGenerator<ParsedRow<T>[]> {
   const job: ParseJob = {
     path,
@@ -72,7 +73,10 @@ export async function* parseInWorker<T>(
         await new Promise<void>((r) => (wake = r))
         continue
       }
-      if (m.kind === 'done') return
+      if (m.kind === 'done') {
+        onTimings?.(m.timings)
+        return
+      }
       if (m.kind === 'error')
         throw m.name === 'FormatError' ? new FormatError(m.message) : new Error(m.message)
       for (const [line, reason] of m.rejects) onReject(line, reason)
