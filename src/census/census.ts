@@ -313,8 +313,10 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
     { header: 'header', columns: CENSUS_COLUMNS },
     { module: import.meta.url, exportName: 'censusInsertRow' },
     (line, reason) => ctx.reject(CENSUS_FILE_ID, line, reason),
-    ctx.signal,
-    (t) => Object.entries(t).forEach(([k, v]) => ctx.phase(k, v)),
+    {
+      signal: ctx.signal,
+      onTimings: (t) => Object.entries(t).forEach(([k, v]) => ctx.phase(k, v)),
+    },
   )
   await ctx.insertBatches(CENSUS_FILE_ID, flatten(parsed), ({ row: [values, dockets] }) => {
     const dot = values[0] as number

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { openSqlite, removeDbFile } from '../db/open.ts'
+import { threadCpuSeconds } from './cpu.ts'
 import type { BuildContext, BuildProgress, DatasetSpec } from './types.ts'
 import type { BuildStats, FileStats } from '../db/names.ts'
 
@@ -41,10 +42,13 @@ export async function buildDatasetFile(
   }
   const timed = <T>(name: string, fn: () => T): T => {
     const t0 = performance.now()
+    const c0 = threadCpuSeconds()
     try {
       return fn()
     } finally {
       phase(name, (performance.now() - t0) / 1000)
+      const c1 = threadCpuSeconds()
+      if (c0 !== null && c1 !== null) phase(`${name}.cpu`, c1 - c0)
     }
   }
   try {
@@ -80,6 +84,7 @@ export async function buildDatasetFile(
       timed,
       async insertBatches(fileId, items, insert) {
         const t0 = performance.now()
+        const c0 = threadCpuSeconds()
         let batch: unknown[] = []
         const run = db.transaction((rows: unknown[]) => {
           for (const r of rows) insert(r as never)
@@ -97,10 +102,13 @@ export async function buildDatasetFile(
         }
         if (batch.length) await flush()
         phase('load', (performance.now() - t0) / 1000)
+        const c1 = threadCpuSeconds()
+        if (c0 !== null && c1 !== null) phase('load.cpu', c1 - c0)
       },
     }
     opts.signal.throwIfAborted()
     const started = performance.now()
+    const cpu0 = threadCpuSeconds()
     await spec.build(ctx)
     opts.signal.throwIfAborted()
     timed('optimize', () => db.pragma('optimize'))
@@ -109,6 +117,8 @@ export async function buildDatasetFile(
     if (check !== 'ok') throw new VerifyError(`quick_check failed: ${String(check)}`)
     db.close()
     phase('total', (performance.now() - started) / 1000)
+    const cpu1 = threadCpuSeconds()
+    if (cpu0 !== null && cpu1 !== null) phase('total.cpu', cpu1 - cpu0)
     return stats
   } catch (err) {
     if (db.open) db.close()
