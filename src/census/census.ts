@@ -42,7 +42,6 @@ const col = (name: string): number => {
   if (i < 0) throw new Error(`unknown census column ${name}`)
   return i
 }
-const C = Object.fromEntries(CENSUS_COLUMNS.map((n, i) => [n, i])) as Record<string, number>
 
 /** Power-unit kinds of the OWN/TRM/TRP fleet columns (trailers are not power units). */
 export const POWER_UNIT_KINDS = [
@@ -145,7 +144,8 @@ const sum = (f: string[], idx: readonly number[]): number | null => {
 }
 
 /** The `companies` columns, in the order of the values censusInsertRow returns. */
-export const COMPANY_COLUMNS = `dot_number legal_name dba_name status_code carrier_operation classdef
+export const COMPANY_COLUMNS =
+  `dot_number legal_name dba_name status_code carrier_operation classdef
 add_date mcs150_date mcs150_mileage mcs150_mileage_year phone fax email phy_street phy_city phy_state
 phy_zip phy_country mail_street mail_city mail_state mail_zip mail_country mail_undeliverable_date
 undeliv_phy power_units truck_units bus_units total_drivers total_cdl fleet_owned fleet_leased hm_ind
@@ -206,7 +206,10 @@ const DOCKET_COLS = [1, 2, 3].map((n) => ({
   number: col(`DOCKET${n}`),
   status: col(`DOCKET${n}_STATUS_CODE`),
 }))
-const CARGO_COLS = CARGO.map(([n, i]) => ({ index: i, label: CARGO_LABELS[n.slice(5)] ?? n.slice(5) }))
+const CARGO_COLS = CARGO.map(([n, i]) => ({
+  index: i,
+  label: CARGO_LABELS[n.slice(5)] ?? n.slice(5),
+}))
 
 const upper = (v: string | null): string | null => (v === null ? null : v.toUpperCase())
 
@@ -284,16 +287,6 @@ export function censusInsertRow(f: string[]): CensusInsert | string {
 
 async function* flatten<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
   for await (const batch of batches) yield* batch
-}
-
-/** One census record → a companies row (column → value) and its dockets, or a reason to reject it. */
-export function parseCensusRow(
-  f: string[],
-): { row: Record<string, string | number | null>; dockets: [string, number, string | null][] } | string {
-  const parsed = censusInsertRow(f)
-  if (typeof parsed === 'string') return parsed
-  const [values, dockets] = parsed
-  return { row: Object.fromEntries(COMPANY_COLUMNS.map((c, i) => [c, values[i] ?? null])), dockets }
 }
 
 async function buildCensus(ctx: BuildContext): Promise<void> {

@@ -96,7 +96,7 @@ export async function splitByteRanges(path: string, bytes: number): Promise<Byte
     const { size } = await fh.stat()
     const starts = [0]
     const buf = Buffer.alloc(64 * 1024)
-    for (let at = bytes; at < size; ) {
+    for (let at = bytes; at < size;) {
       const { bytesRead } = await fh.read(buf, 0, buf.length, at)
       if (bytesRead === 0) break
       const nl = buf.subarray(0, bytesRead).indexOf(10)
@@ -282,5 +282,6 @@ export async function* readCsvBatches(
 /** readCsvBatches one record at a time, with its 1-based record number. */
 export async function* readCsv(path: string, opts: ReadCsvOptions): AsyncGenerator<CsvRow> {
   for await (const { line, records } of readCsvBatches(path, opts))
-    for (let i = 0; i < records.length; i++) yield { line: line + i, fields: records[i] as string[] }
+    for (let i = 0; i < records.length; i++)
+      yield { line: line + i, fields: records[i] as string[] }
 }

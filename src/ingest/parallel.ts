@@ -1,6 +1,13 @@
 import { availableParallelism } from 'node:os'
 import type { Worker } from 'node:worker_threads'
-import { FormatError, fileNewline, readCsvBatches, splitByteRanges, type ByteRange, type ReadCsvOptions } from './csv.ts'
+import {
+  FormatError,
+  fileNewline,
+  readCsvBatches,
+  splitByteRanges,
+  type ByteRange,
+  type ReadCsvOptions,
+} from './csv.ts'
 import type { ParseJob, ParseMessage } from './parse-worker.ts'
 import { siblingModule, startWorker } from './worker-module.ts'
 
@@ -33,7 +40,8 @@ const DEFAULT_RANGE_BYTES = 4 << 20
 /** The row parser itself, for a range read again in this thread. */
 async function rowParser(ref: RowParserRef): Promise<(fields: string[]) => unknown> {
   const fn = ((await import(ref.module)) as Record<string, unknown>)[ref.exportName]
-  if (typeof fn !== 'function') throw new Error(`${ref.exportName} is not exported by ${ref.module}`)
+  if (typeof fn !== 'function')
+    throw new Error(`${ref.exportName} is not exported by ${ref.module}`)
   return fn as (fields: string[]) => unknown
 }
 
@@ -51,7 +59,7 @@ class Source {
     // a bounded old generation: garbage is collected before it costs resident memory
     this.worker = startWorker(ENTRY, {
       workerData: job,
-      resourceLimits: { maxYoungGenerationSizeMb: 48, maxOldGenerationSizeMb: 256 },
+      resourceLimits: { maxYoungGenerationSizeMb: 24, maxOldGenerationSizeMb: 256 },
     })
     this.worker.on('message', (m: ParseMessage) => {
       if (this.discard.has(m.range)) {
@@ -92,7 +100,8 @@ class Source {
 
   drop(range: number) {
     this.discard.add(range)
-    for (const m of this.queues.get(range) ?? []) if (m.kind === 'batch') this.worker.postMessage('ack')
+    for (const m of this.queues.get(range) ?? [])
+      if (m.kind === 'batch') this.worker.postMessage('ack')
     this.queues.delete(range)
   }
 }
@@ -119,7 +128,7 @@ export async function* parseInWorker<T>(
   const newline = await fileNewline(path)
   const workers = Math.max(
     1,
-    Math.min(ranges.length, opts.workers ?? (Number(process.env.PW) || Math.min(4, Math.max(2, availableParallelism() - 1)))),
+    Math.min(ranges.length, opts.workers ?? Math.min(4, Math.max(2, availableParallelism() - 1))),
   )
   const job = (rs: (ByteRange & { index: number })[]): ParseJob => ({
     path,
