@@ -23,6 +23,7 @@ const { values: args } = parseArgs({
     all: { type: 'boolean' },
     duration: { type: 'string' },
     connections: { type: 'string' },
+    lookups: { type: 'string' },
   },
 })
 const smoke = args.smoke === true
@@ -32,6 +33,8 @@ const full = args.full === true
 const censusRows = Number(args['census-rows'] ?? (smoke ? 20_000 : full ? 4_500_000 : 500_000))
 const duration = Number(args.duration ?? (smoke ? 2 : 10))
 const connections = Number(args.connections ?? 32)
+// the memory curve: this many lookups against one server, its RSS sampled ten times on the way
+const curveLookups = Number(args.lookups ?? (smoke ? 5_000 : full ? 1_000_000 : 200_000))
 const root = resolve('data/bench')
 const tsx = ['--import', 'tsx']
 const FIRST_DOT = 10_000
@@ -77,7 +80,31 @@ function runImport(dataDir: string, inDir: string, only?: string) {
     seconds: number
     maxRssMb: number
     results: { dataset: string; rows: number; rejects: number }[]
+    /** seconds per build phase, when the importer reports them */
+    phases?: Record<string, number>
   }
+}
+
+/** The first `rows` census rows of a files directory, as a directory of their own (cost growth). */
+function censusSlice(filesDir: string, rows: number): string {
+  const dir = `${filesDir}-census-${rows}`
+  const marker = join(dir, '.complete')
+  if (existsSync(marker)) return dir
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  // the generated census has no quoted line breaks: the header and the first `rows` lines
+  execFileSync('sh', [
+    '-c',
+    `head -n ${rows + 1} "${join(filesDir, 'az4n-8mr2.csv')}" > "${join(dir, 'az4n-8mr2.csv')}"`,
+  ])
+  execFileSync('touch', [marker])
+  return dir
+}
+
+function rssNowMb(pid: number | undefined): number {
+  if (!pid) return 0
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)
 }
 
 function startChild(
@@ -156,37 +183,8 @@ function cli(dataDir: string, ...argv: string[]): string {
 
 const randomDot = () => FIRST_DOT + Math.floor(Math.random() * censusRows)
 
-async function main() {
-  log(
-    `# carrier-verify bench: ${censusRows.toLocaleString('en-US')} census rows, ${connections} connections, ${duration} s per load${smoke ? ' (smoke)' : ''}`,
-  )
-  log(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`)
-  const filesDir = join(root, `files-${censusRows}`)
-  await ensureFiles(filesDir, args.all === true || full)
-
-  // 1. census import
-  // --reuse-data: keep the data directories of an earlier run (skips the imports)
-  const reuse = (dir: string) => args['reuse-data'] === true && existsSync(join(dir, 'app.db'))
-  let dataDir = join(root, `data-${censusRows}`)
-  if (!reuse(dataDir)) {
-    const imp = runImport(dataDir, filesDir, 'census')
-    const census = imp.results.find((r) => r.dataset === 'census')
-    log(
-      `census import: ${census?.rows.toLocaleString('en-US')} rows in ${imp.seconds.toFixed(1)} s = ${Math.round((census?.rows ?? 0) / imp.seconds).toLocaleString('en-US')} rows/s, peak RSS ${imp.maxRssMb} MB`,
-    )
-  }
-  if (args.all || full) {
-    const allDir = join(root, `data-all-${censusRows}`)
-    if (!reuse(allDir)) {
-      const all = runImport(allDir, filesDir)
-      log(`all datasets import: ${all.seconds.toFixed(1)} s, peak RSS ${all.maxRssMb} MB`)
-      for (const r of all.results) log(`  ${JSON.stringify(r)}`)
-    }
-    // the loads below read the record as it is served: every dataset loaded
-    dataDir = allDir
-  }
-
-  // 2. authenticated, metered lookups vs a bare node:http server on the same file
+/** An account, a live key and a server over a data directory (request logs on, as in production). */
+async function startApi(dataDir: string) {
   const id = JSON.parse(
     cli(
       dataDir,
@@ -217,6 +215,62 @@ async function main() {
     },
     /"msg":"listening"/,
   )
+  return {
+    server,
+    url: `http://127.0.0.1:${port}`,
+    auth: { authorization: `Bearer ${key.secret}` },
+  }
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US')
+
+function importLine(label: string, imp: ReturnType<typeof runImport>, dataset: string): string {
+  const r = imp.results.find((x) => x.dataset === dataset)
+  const phases = imp.phases
+    ? `; phases ${Object.entries(imp.phases)
+        .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
+        .join(', ')}`
+    : ''
+  return `${label}: ${fmt(r?.rows ?? 0)} rows in ${imp.seconds.toFixed(1)} s = ${fmt(Math.round((r?.rows ?? 0) / imp.seconds))} rows/s, peak RSS ${imp.maxRssMb} MB${phases}`
+}
+
+async function main() {
+  const benchStarted = performance.now()
+  log(
+    `# carrier-verify bench: ${fmt(censusRows)} census rows, ${connections} connections, ${duration} s per load${smoke ? ' (smoke)' : ''}`,
+  )
+  log(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`)
+  if (full)
+    log(
+      'full scale on 2 cores: ~17 min to generate the files the first time, then ~35 min (imports ~12, loads ~4, a million lookups ~10, cost growth ~6)',
+    )
+  const filesDir = join(root, `files-${censusRows}`)
+  await ensureFiles(filesDir, args.all === true || full)
+
+  // 1. census import
+  // --reuse-data: keep the data directories of an earlier run (skips the imports)
+  const reuse = (dir: string) => args['reuse-data'] === true && existsSync(join(dir, 'app.db'))
+  const censusDir = join(root, `data-${censusRows}`)
+  let dataDir = censusDir
+  let censusSeconds: number | null = null
+  if (!reuse(censusDir)) {
+    const imp = runImport(censusDir, filesDir, 'census')
+    censusSeconds = imp.seconds
+    log(importLine('census import', imp, 'census'))
+  }
+  if (args.all || full) {
+    const allDir = join(root, `data-all-${censusRows}`)
+    if (!reuse(allDir)) {
+      const all = runImport(allDir, filesDir)
+      log(`all datasets import: ${all.seconds.toFixed(1)} s, peak RSS ${all.maxRssMb} MB`)
+      for (const r of all.results) log(`  ${JSON.stringify(r)}`)
+    }
+    // the loads below read the record as it is served: every dataset loaded
+    dataDir = allDir
+  }
+
+  // 2. authenticated, metered lookups vs a bare node:http server on the same file
+  const { server, url, auth } = await startApi(dataDir)
   const barePort = await freePort()
   const appDb = new Database(join(dataDir, 'app.db'), { readonly: true })
   const storedPath = (
@@ -234,27 +288,31 @@ async function main() {
     {},
     /ready/,
   )
+  const lookups = { paths: () => `/v1/carrier/${randomDot()}`, headers: auth }
   try {
-    const auth = { authorization: `Bearer ${key.secret}` }
-    await load(
-      `http://127.0.0.1:${port}`,
-      { paths: () => `/v1/carrier/${randomDot()}`, headers: auth },
-      1,
-    ) // warm-up
-    const api = await load(`http://127.0.0.1:${port}`, {
-      paths: () => `/v1/carrier/${randomDot()}`,
-      headers: auth,
-    })
+    log(`serving RSS at start: ${rssNowMb(server.pid)} MB`)
+    await load(url, lookups, 1) // warm-up
+    const api = await load(url, lookups)
     const base = await load(`http://127.0.0.1:${barePort}`, {
       paths: () => `/v1/carrier/${randomDot()}`,
     })
     log(
-      `lookup GET /v1/carrier/{dot} (auth + metering): ${api.rps.toLocaleString('en-US')} req/s, p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors}`,
+      `lookup GET /v1/carrier/{dot} (auth + metering): ${fmt(api.rps)} req/s, p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors}`,
     )
     log(
-      `bare node:http same row:                       ${base.rps.toLocaleString('en-US')} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms`,
+      `bare node:http same row:                       ${fmt(base.rps)} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms`,
     )
     log(`ratio: ${(api.rps / base.rps).toFixed(2)}x of bare`)
+    bare.kill('SIGTERM')
+    // a broker's day: the same carriers again and again (the record cache's case)
+    const hot = Array.from({ length: 1_000 }, randomDot)
+    const repeat = await load(url, {
+      paths: () => `/v1/carrier/${hot[Math.floor(Math.random() * hot.length)]}`,
+      headers: auth,
+    })
+    log(
+      `lookup over 1,000 recurring USDOTs:             ${fmt(repeat.rps)} req/s, p50 ${repeat.p50} ms, p99 ${repeat.p99} ms, errors ${repeat.errors}`,
+    )
 
     const names = [
       'TRUCKING',
@@ -266,25 +324,25 @@ async function main() {
       'JOHNSON',
       'CARRIERS',
     ]
-    const search = await load(`http://127.0.0.1:${port}`, {
+    const search = await load(url, {
       paths: () => `/v1/search?q=${names[Math.floor(Math.random() * names.length)]}`,
       headers: auth,
       connections: 4,
     })
     log(
-      `search GET /v1/search?q=<common word> (4 connections): ${search.rps.toLocaleString('en-US')} req/s, p50 ${search.p50} ms, p99 ${search.p99} ms, non-2xx ${search.errors} (${search.codes})`,
+      `search GET /v1/search?q=<common word> (4 connections): ${fmt(search.rps)} req/s, p50 ${search.p50} ms, p99 ${search.p99} ms, non-2xx ${search.errors} (${search.codes})`,
     )
 
     const batch = JSON.stringify({
       companies: Array.from({ length: 100 }, () => ({ dot: String(randomDot()) })),
     })
     const verify = await load(
-      `http://127.0.0.1:${port}/v1/verify`,
+      `${url}/v1/verify`,
       { method: 'POST', body: batch, headers: auth, connections: 4 },
       Math.max(2, Math.round(duration / 2)),
     )
     log(
-      `batch POST /v1/verify (100 items, 4 connections): ${verify.rps.toLocaleString('en-US')} req/s, p50 ${verify.p50} ms, p99 ${verify.p99} ms, non-2xx ${verify.errors} (${verify.codes})`,
+      `batch POST /v1/verify (100 items, 4 connections): ${fmt(verify.rps)} req/s, p50 ${verify.p50} ms, p99 ${verify.p99} ms, non-2xx ${verify.errors} (${verify.codes})`,
     )
 
     // 3. lookups while a full census import runs in another process
@@ -293,19 +351,65 @@ async function main() {
       [...tsx, 'src/main.ts', 'import', '--dir', filesDir, '--dataset', 'census'],
       { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, stdio: 'ignore' },
     )
-    const during = await load(`http://127.0.0.1:${port}`, {
-      paths: () => `/v1/carrier/${randomDot()}`,
-      headers: auth,
-    })
+    const during = await load(url, lookups)
     const exit = await new Promise<number | null>((r) => importer.on('exit', r))
     log(
-      `lookup during a census import: ${during.rps.toLocaleString('en-US')} req/s, p50 ${during.p50} ms, p99 ${during.p99} ms, errors ${during.errors} (import exit ${exit})`,
+      `lookup during a census import: ${fmt(during.rps)} req/s, p50 ${during.p50} ms, p99 ${during.p99} ms, errors ${during.errors} (import exit ${exit})`,
+    )
+
+    // 4. the memory curve: RSS over `curveLookups` lookups (does it grow?)
+    const step = Math.ceil(curveLookups / 10)
+    const curve: string[] = []
+    let done = 0
+    let errors = 0
+    const curveStarted = performance.now()
+    while (done < curveLookups) {
+      const r = await autocannon({
+        url,
+        connections,
+        amount: Math.min(step, curveLookups - done),
+        headers: auth,
+        requests: [{ setupRequest: (req) => ({ ...req, path: `/v1/carrier/${randomDot()}` }) }],
+      })
+      done += r.requests.total
+      errors += r.errors + r.non2xx
+      curve.push(`${fmt(done)}: ${rssNowMb(server.pid)} MB`)
+    }
+    log(
+      `serving RSS over ${fmt(done)} lookups (${((performance.now() - curveStarted) / 1000).toFixed(0)} s, errors ${errors}): ${curve.join(', ')}`,
     )
     log(`serving peak RSS: ${rssMb(server.pid)} MB`)
   } finally {
     server.kill('SIGTERM')
     bare.kill('SIGTERM')
   }
+
+  // 5. cost growth: census import and lookups at 10 %, 50 % and 100 % of the census
+  if (!smoke) {
+    log('cost growth (census only, lookups at 32 connections):')
+    for (const share of [0.1, 0.5, 1]) {
+      const rows = Math.round(censusRows * share)
+      const dir = share === 1 ? censusDir : join(root, `data-${censusRows}-census-${rows}`)
+      let seconds = share === 1 ? censusSeconds : null
+      if (share !== 1) {
+        const imp = runImport(dir, censusSlice(filesDir, rows), 'census')
+        seconds = imp.seconds
+      }
+      const api = await startApi(dir)
+      try {
+        const paths = () => `/v1/carrier/${FIRST_DOT + Math.floor(Math.random() * rows)}`
+        await load(api.url, { paths, headers: api.auth }, 1)
+        const r = await load(api.url, { paths, headers: api.auth })
+        log(
+          `  ${String(share * 100).padStart(3)} % (${fmt(rows)} rows): import ${seconds === null ? 'reused' : `${seconds.toFixed(1)} s`}, lookups ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms`,
+        )
+      } finally {
+        api.server.kill('SIGTERM')
+      }
+      if (share !== 1) rmSync(dir, { recursive: true, force: true })
+    }
+  }
+  log(`bench took ${((performance.now() - benchStarted) / 60_000).toFixed(1)} min`)
 }
 
 main().then(

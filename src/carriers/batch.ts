@@ -22,7 +22,7 @@ import {
   type IdentifierMatch,
 } from './docket.ts'
 import { toMetaJson } from './json.ts'
-import { findRecord, meterCall, notFoundForDot, refuseCall, shapeMetered } from './lookup.ts'
+import { meterCall, notFoundForDot, recordReader, refuseCall, shapeMetered } from './lookup.ts'
 import type { CompanyRecord } from './record.ts'
 import { CarrierJson, MetaJson } from './schema.ts'
 
@@ -175,9 +175,14 @@ type Resolved =
   | { found: true; record: CompanyRecord; match: IdentifierMatch | null }
   | { found: false; error: string }
 
-async function resolveSlot(deps: Deps, caller: Caller, t: Target): Promise<Resolved> {
+async function resolveSlot(
+  deps: Deps,
+  caller: Caller,
+  t: Target,
+  read: (dot: number) => CompanyRecord | null,
+): Promise<Resolved> {
   if (t.kind === 'dot') {
-    const record = findRecord(deps, caller, t.dot)
+    const record = read(t.dot)
     return record
       ? { found: true, record, match: null }
       : { found: false, error: notFoundForDot(t.dot).message }
@@ -222,12 +227,13 @@ export async function verifyBatch(
     parsed: parseVerifyItem(input, req.fromDotNumbers),
   }))
   const keys = new Map<string, number>()
+  const read = recordReader(deps, caller)
   const resolutions = await Promise.all(
     slots.map((s, i): Promise<Resolved | null> => {
       if (!s.parsed.ok) return Promise.resolve(null)
       if (keys.has(s.parsed.key)) return Promise.resolve(null)
       keys.set(s.parsed.key, i)
-      return resolveSlot(deps, caller, s.parsed.target)
+      return resolveSlot(deps, caller, s.parsed.target, read)
     }),
   )
   const answered = new Map<number, number>()

@@ -15,24 +15,38 @@ import {
   recordRefusal,
   type Usage,
 } from '../keys/usage.ts'
+import { dataReasons } from './data-check.ts'
 import { toCarrierJson } from './json.ts'
-import { crosscheckInputOf, getCompanyRecord, type CompanyRecord } from './record.ts'
+import {
+  crosscheckInputOf,
+  getCompanyRecord,
+  type CompanyRecord,
+  type RecordDeps,
+} from './record.ts'
 import type { CarrierJson } from './schema.ts'
 
 /** The record for a USDOT in the caller's view (sandbox keys read the sample), or null. */
 export function findRecord(deps: Deps, caller: Caller, dot: number): CompanyRecord | null {
+  return recordReader(deps, caller)(dot)
+}
+
+/**
+ * Reads many records at one instant (a batch): the clock, the caller's view and whether its data
+ * can be vouched for (data-check.ts) are read once, not once per record.
+ */
+export function recordReader(deps: Deps, caller: Caller): (dot: number) => CompanyRecord | null {
   const now = deps.clock()
-  return getCompanyRecord(
-    {
-      db: deps.db,
-      today: isoDate(now),
-      now: now.getTime(),
-      maxAgeHours: deps.config.sync.maxAgeHours,
-      nationalAverages: deps.config.safety.nationalAverages,
-    },
-    deps.datasets.view(caller.mode),
-    dot,
-  )
+  const view = deps.datasets.view(caller.mode)
+  const recordDeps: RecordDeps = {
+    db: deps.db,
+    today: isoDate(now),
+    now: now.getTime(),
+    maxAgeHours: deps.config.sync.maxAgeHours,
+    nationalAverages: deps.config.safety.nationalAverages,
+    cacheEntries: deps.config.records.cacheEntries,
+  }
+  recordDeps.dataReasons = dataReasons(recordDeps, view)
+  return (dot) => getCompanyRecord(recordDeps, view, dot)
 }
 
 /**

@@ -3,7 +3,7 @@
  * datasets of a view: census (identity, contact, fleet, rating), licensing (authority,
  * insurance), safety (SMS, OOS orders), reviews and the Trust Score.
  */
-import type { DataView } from '../db/datasets.ts'
+import type { ActiveDataset, DataView } from '../db/datasets.ts'
 import type { Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
 import { getLicensing, type LicensingFacts } from '../licensing/record.ts'
@@ -14,7 +14,8 @@ import * as N from '../ingest/normalize.ts'
 import type { CrosscheckInput } from '../crosscheck/compare.ts'
 import type { TrustInput } from '../trust/input.ts'
 import { computeTrust } from '../trust/score.ts'
-import { contactSignals } from '../trust/signals.ts'
+import { contactSignals, type ContactSignals } from '../trust/signals.ts'
+import { cachedPerView } from './record-cache.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
 import { findCensusRow, priorRevokeOf, usdotStatusOf, type CensusRow } from '../census/census.ts'
 import { censusClasses, entityTypes, privateEntity } from './entity.ts'
@@ -49,6 +50,19 @@ export interface RecordDeps {
   /** national OOS averages shown beside the rates (config; defaults when absent) */
   nationalAverages?: NationalAverages
   now: number
+  /**
+   * `dataReasons` of the view, when the caller reads many records at one instant (a batch, the
+   * watchlist monitor): computed once instead of once per record
+   */
+  dataReasons?: readonly string[]
+  /** entries of the per-view cache of the dataset part of records (record-cache.ts); 0 or unset: off */
+  cacheEntries?: number
+}
+
+/** What the dataset files say of a USDOT on a day: the record without reviews and Trust Score. */
+type RecordData = Omit<CompanyRecord, 'trust' | 'reviews'> & {
+  /** shared-contact signals of the Trust Score (census queries) */
+  contacts: ContactSignals | null
 }
 
 const OPERATION = {
@@ -127,7 +141,11 @@ function allowedToOperate(
   return anyActive ? 'Y' : 'N'
 }
 
-/** The record for a USDOT, or null when no dataset knows it. Throws 503 when no census is loaded. */
+/**
+ * The record for a USDOT, or null when no dataset knows it. Throws 503 when no census is loaded.
+ * The dataset part comes from the per-view cache when enabled; reviews (app.db) and the Trust
+ * Score over them and over the data's freshness are read and computed on every call.
+ */
 export function getCompanyRecord(
   deps: RecordDeps,
   view: DataView,
@@ -135,6 +153,34 @@ export function getCompanyRecord(
 ): CompanyRecord | null {
   const census = view.get('census')
   if (!census) throw new AppError('dataset_unavailable')
+  const { value: data } = cachedPerView(view, `${deps.today}|${dot}`, deps.cacheEntries ?? 0, () =>
+    recordData(deps, view, census, dot),
+  )
+  if (!data) return null
+  const { contacts, ...blocks } = data
+  const record: CompanyRecord = {
+    ...blocks,
+    trust: emptyTrust(),
+    reviews: getReviewsBlock(deps.db, dot),
+  }
+  // the record is assembled: score it from its own input
+  const reasons = deps.dataReasons ? [...deps.dataReasons] : dataReasons(deps, view)
+  record.trust = computeTrust(trustInputOf(record), {
+    today: deps.today,
+    fresh: reasons.length === 0,
+    dataReasons: reasons,
+    contacts,
+  })
+  return record
+}
+
+/** The dataset part of a record (every block but reviews and trust), or null when none knows it. */
+function recordData(
+  deps: RecordDeps,
+  view: DataView,
+  census: ActiveDataset,
+  dot: number,
+): RecordData | null {
   const c = findCensusRow(census, dot)
   const lic = getLicensing(view, dot, deps.today)
   if (!c && !lic) return null
@@ -203,7 +249,7 @@ export function getCompanyRecord(
     ),
   )
 
-  const record: CompanyRecord = {
+  return {
     dot_number: identity.dot_number,
     mc_number: identity.mc_number,
     legal_name: identity.legal_name,
@@ -215,23 +261,12 @@ export function getCompanyRecord(
     insurance: lic?.insurance ?? emptyInsurance(),
     fleet: fleetOf(c),
     safety: safetyOf(c, safetyFacts),
-    trust: emptyTrust(),
-    reviews: getReviewsBlock(deps.db, dot),
     dotNumber: dot,
     source: view.source,
     dataAsOf,
     facts: { census: c, licensing: lic, safety: safetyFacts, activatedAt: activatedAt || null },
+    contacts: contactSignals(view, { dotNumber: dot, census: c }, deps.today),
   }
-  // the record is assembled: score it from its own input
-  const reasons = dataReasons(deps, view)
-  const trustInput = trustInputOf(record)
-  record.trust = computeTrust(trustInput, {
-    today: deps.today,
-    fresh: reasons.length === 0,
-    dataReasons: reasons,
-    contacts: contactSignals(view, trustInput, deps.today),
-  })
-  return record
 }
 
 /** What the Trust Score reads of an assembled record (the blocks are shared, not copied). */

@@ -5,6 +5,7 @@
  */
 import type { ActiveDataset } from '../db/datasets.ts'
 import * as N from '../ingest/normalize.ts'
+import { docketId, READ_COLUMNS, READ_TABLES } from './columns.ts'
 import { policyKey } from './tables.ts'
 
 export type Src = 'legacy' | 'motus'
@@ -98,26 +99,19 @@ interface RevRow extends DocketRow {
   source: Src
 }
 
+const select = (cols: readonly string[], table: string) =>
+  `SELECT prefix, number, ${cols.join(', ')} FROM ${table} WHERE prefix = ? AND number = ?`
+
 const Q = {
   dockets: 'SELECT prefix, number FROM dot_dockets WHERE dot_number = ?',
-  legacyCarrier: `SELECT prefix, number, dot_number, common_stat, contract_stat, broker_stat,
-    common_app_pend, contract_app_pend, broker_app_pend, common_rev_pend, contract_rev_pend,
-    broker_rev_pend, property_chk, passenger_chk, hhg_chk, min_cov, cargo_req, bond_req, bipd_file,
-    cargo_file, bond_file, undeliverable_mail, dba_name, legal_name, bus_street, bus_city, bus_state,
-    bus_country, bus_zip, bus_phone, mail_street, mail_city, mail_state, mail_country, mail_zip
-    FROM carriers WHERE prefix = ? AND number = ?`,
-  motusAuth: `SELECT prefix, number, dot_number, authority, auth_type, status, min_cov, cargo_req,
-    bond_req, bipd_file, cargo_file, bond_file, mail_undeliverable, dba_name, legal_name, bus_street,
-    bus_city, bus_state, bus_country, bus_zip, bus_phone, mail_street, mail_city, mail_state,
-    mail_country, mail_zip FROM authorities WHERE prefix = ? AND number = ? ORDER BY rowid`,
-  policies: `SELECT prefix, number, form, ins_type, class_code, insurer, policy_no,
-    underlying, max_cov, effective_date, cancel_date FROM policies WHERE prefix = ? AND number = ?`,
-  hist: `SELECT prefix, number, form, ins_type, class_code, insurer, policy_no, min_cov,
-    underlying, max_cov, effective_date, cancel_date, method FROM ins_hist WHERE prefix = ? AND number = ?`,
-  events: `SELECT prefix, number, authority, orig_event, orig_action, orig_date, disp_event,
-    disp_action, disp_date FROM auth_events WHERE prefix = ? AND number = ?`,
-  revs: `SELECT prefix, number, authority, serve_date, type_desc, effective_date FROM revocations
-    WHERE prefix = ? AND number = ?`,
+  legacyCarrier: select(READ_COLUMNS.legacyCarrier, 'carriers'),
+  motusAuth: `${select(READ_COLUMNS.motusAuth, 'authorities')} ORDER BY rowid`,
+  policies: select(READ_COLUMNS.policies, READ_TABLES.policies),
+  hist: select(READ_COLUMNS.hist, READ_TABLES.hist),
+  events: select(READ_COLUMNS.events, READ_TABLES.events),
+  revs: select(READ_COLUMNS.revs, READ_TABLES.revs),
+  doc: 'SELECT doc FROM docket_rows WHERE id = ?',
+  hasDocs: "SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = 'docket_rows'",
   boc3: 'SELECT 1 AS x FROM boc3 WHERE prefix = ? AND number = ? LIMIT 1',
   boc3Any: 'SELECT 1 AS x FROM boc3 LIMIT 1',
   knows: 'SELECT 1 AS x FROM dot_dockets WHERE prefix = ? AND number = ? LIMIT 1',
@@ -129,15 +123,89 @@ export const display = N.docketDisplay
 export const sameDocket = (a: DocketRow, b: DocketRow) =>
   a.prefix === b.prefix && a.number === b.number
 
-/** Whether a dataset version loaded any BOC-3 rows (asked once per open version). */
+/** Per open dataset version: whether it loaded any BOC-3 rows, whether it has `docket_rows`. */
 const boc3Loaded = new WeakMap<ActiveDataset, boolean>()
-function hasBoc3(ds: ActiveDataset): boolean {
-  let v = boc3Loaded.get(ds)
+const docsBuilt = new WeakMap<ActiveDataset, boolean>()
+function once(memo: WeakMap<ActiveDataset, boolean>, ds: ActiveDataset, sql: string): boolean {
+  let v = memo.get(ds)
   if (v === undefined) {
-    v = ds.stmt(Q.boc3Any).get() !== undefined
-    boc3Loaded.set(ds, v)
+    v = ds.stmt(sql).get() !== undefined
+    memo.set(ds, v)
   }
   return v
+}
+const hasBoc3 = (ds: ActiveDataset) => once(boc3Loaded, ds, Q.boc3Any)
+const hasDocs = (ds: ActiveDataset) => once(docsBuilt, ds, Q.hasDocs)
+
+/** The rows of one docket in one dataset. */
+interface DocketRows {
+  authority: unknown[]
+  policies: unknown[]
+  hist: unknown[]
+  events: unknown[]
+  revs: unknown[]
+  /** whether BOC-3 lists the docket; null when the dataset loaded no BOC-3 at all */
+  boc3: boolean | null
+}
+
+/** Array rows of a document (columns.ts order) as the objects the per-table queries return. */
+function objects(d: DocketRow, cols: readonly string[], rows: unknown[][]): object[] {
+  return rows.map((r) => {
+    const o: Record<string, unknown> = { prefix: d.prefix, number: d.number }
+    for (let i = 0; i < cols.length; i++) o[cols[i] as string] = r[i]
+    return o
+  })
+}
+
+/** One docket's rows from its `docket_rows` document: one read. Null: not in the dataset. */
+function rowsFromDoc(ds: ActiveDataset, source: Src, d: DocketRow): DocketRows | null {
+  const hit = ds.stmt(Q.doc).raw().get(docketId(d)) as [string] | undefined
+  if (!hit) return null
+  const [a, p, h, e, r, b] = JSON.parse(hit[0]) as [
+    unknown[][],
+    unknown[][],
+    unknown[][],
+    unknown[][],
+    unknown[][],
+    0 | 1,
+  ]
+  return {
+    authority: objects(
+      d,
+      source === 'legacy' ? READ_COLUMNS.legacyCarrier : READ_COLUMNS.motusAuth,
+      a,
+    ),
+    policies: objects(d, READ_COLUMNS.policies, p),
+    hist: objects(d, READ_COLUMNS.hist, h),
+    events: objects(d, READ_COLUMNS.events, e),
+    revs: objects(d, READ_COLUMNS.revs, r),
+    boc3: hasBoc3(ds) ? b === 1 : null,
+  }
+}
+
+/** One docket's rows table by table (dataset files built before `docket_rows`). */
+function rowsFromTables(
+  ds: ActiveDataset,
+  source: Src,
+  d: DocketRow,
+  listed: boolean,
+): DocketRows | null {
+  // a docket the other dataset found: one probe before six queries that would come back empty
+  if (!listed && !ds.stmt(Q.knows).get(d.prefix, d.number)) return null
+  const q = [d.prefix, d.number] as const
+  return {
+    authority: ds.stmt(source === 'legacy' ? Q.legacyCarrier : Q.motusAuth).all(...q),
+    policies: ds.stmt(Q.policies).all(...q),
+    hist: ds.stmt(Q.hist).all(...q),
+    events: ds.stmt(Q.events).all(...q),
+    revs: ds.stmt(Q.revs).all(...q),
+    boc3: hasBoc3(ds) ? ds.stmt(Q.boc3).get(...q) !== undefined : null,
+  }
+}
+
+/** A policy or filing row tagged with its dataset and its normalised policy number. */
+function tagPolicy<T extends PolicyRow>(row: T, source: Src): T {
+  return Object.assign(row, { source, policy_key: policyKey(row.policy_no) })
 }
 
 export interface Gathered {
@@ -187,42 +255,33 @@ export function gather(
   ]
   for (const [ds, source] of sets) {
     if (!ds) continue
-    const tag = <T>(rows: unknown[]): T[] =>
-      rows.map((r) => Object.assign(r as object, { source }) as T)
-    const tagPolicy = <T>(rows: unknown[]): T[] =>
-      rows.map((r) => {
-        const row = r as { policy_no: string | null }
-        return Object.assign(row, { source, policy_key: policyKey(row.policy_no) }) as T
-      })
+    const docs = hasDocs(ds)
     for (const d of g.dockets.values()) {
       const k = dkey(d)
-      // a docket the other dataset found: one probe before six queries that would come back empty
-      if (!listed.get(ds)?.has(k) && !ds.stmt(Q.knows).get(d.prefix, d.number)) continue
+      const rows = docs
+        ? rowsFromDoc(ds, source, d)
+        : rowsFromTables(ds, source, d, listed.get(ds)?.has(k) === true)
+      if (!rows) continue
       if (source === 'legacy') {
         // one row per docket; should the file repeat a docket, its last row wins
-        const row = (ds.stmt(Q.legacyCarrier).all(d.prefix, d.number) as LegacyCarrierRow[]).at(-1)
+        const row = rows.authority.at(-1) as LegacyCarrierRow | undefined
         if (row) {
           g.legacy.set(k, row)
           g.used.legacy = true
         }
-      } else {
-        const rows = ds.stmt(Q.motusAuth).all(d.prefix, d.number) as MotusAuthRow[]
-        if (rows.length) {
-          g.motus.set(k, rows)
-          g.used.motus = true
-        }
+      } else if (rows.authority.length) {
+        g.motus.set(k, rows.authority as MotusAuthRow[])
+        g.used.motus = true
       }
       const before = g.policies.length + g.hist.length + g.events.length + g.revs.length
-      g.policies.push(...tagPolicy<PolicyRow>(ds.stmt(Q.policies).all(d.prefix, d.number)))
-      g.hist.push(...tagPolicy<HistRow>(ds.stmt(Q.hist).all(d.prefix, d.number)))
-      g.events.push(...tag<EventRow>(ds.stmt(Q.events).all(d.prefix, d.number)))
-      g.revs.push(...tag<RevRow>(ds.stmt(Q.revs).all(d.prefix, d.number)))
+      for (const p of rows.policies as PolicyRow[]) g.policies.push(tagPolicy(p, source))
+      for (const h of rows.hist as HistRow[]) g.hist.push(tagPolicy(h, source))
+      for (const e of rows.events as EventRow[]) g.events.push(Object.assign(e, { source }))
+      for (const r of rows.revs as RevRow[]) g.revs.push(Object.assign(r, { source }))
       if (g.policies.length + g.hist.length + g.events.length + g.revs.length > before)
         g.used[source] = true
-      if (hasBoc3(ds)) {
-        if (ds.stmt(Q.boc3).get(d.prefix, d.number)) g.boc3 = true
-        else g.boc3 ??= false
-      }
+      if (rows.boc3 === true) g.boc3 = true
+      else if (rows.boc3 === false) g.boc3 ??= false
     }
   }
   return g

@@ -4,7 +4,8 @@
  * with `changes: [{field, previous, current}]`. The first sight of a USDOT only records a snapshot.
  */
 import { isoDate, type Clock } from '../clock.ts'
-import { getCompanyRecord, type CompanyRecord } from '../carriers/record.ts'
+import { dataReasons } from '../carriers/data-check.ts'
+import { getCompanyRecord, type CompanyRecord, type RecordDeps } from '../carriers/record.ts'
 import type { Config } from '../config.ts'
 import type { DataView, DatasetRegistry } from '../db/datasets.ts'
 import { acquireLease } from '../db/leases.ts'
@@ -234,12 +235,13 @@ export function runWatchMonitor(
     )
     for (let i = 0; i < stale.length && !signal.aborted; i += BATCH) {
       const now = deps.clock()
-      const recordDeps = {
+      const recordDeps: RecordDeps = {
         db,
         today: isoDate(now),
         now: now.getTime(),
         maxAgeHours: deps.config.sync.maxAgeHours,
       }
+      recordDeps.dataReasons = dataReasons(recordDeps, view)
       // records are read outside the write transaction (dataset files, not app.db)
       const batch = stale.slice(i, i + BATCH).flatMap(({ dot }) => {
         try {
