@@ -34,6 +34,12 @@ process.stdout.write(
     seconds,
     maxRssMb: Math.round(Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / 1048576),
     rssTimelineMb: [...rssTimeline].map((v) => v ?? 0),
+    // seconds per build phase of a one-dataset import (run.ts prints them); every dataset's are
+    // in its result
+    phases:
+      results.length === 1 && results[0]?.status === 'activated'
+        ? results[0].stats.phases
+        : undefined,
     results: results.map((r) =>
       r.status === 'activated'
         ? {

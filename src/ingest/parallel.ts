@@ -194,7 +194,7 @@ export async function* parseInWorker<T>(
         yield out
       }
     }
-    opts.onTimings?.({ ...timings, 'parse.workers': workers })
+    opts.onTimings?.(timings)
   } finally {
     await Promise.all(sources.map((s) => s.worker.terminate()))
   }
