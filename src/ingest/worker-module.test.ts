@@ -4,7 +4,8 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { Worker } from 'node:worker_threads'
 import { afterAll, describe, expect, test } from 'vitest'
-import { siblingModule, startWorker } from './worker-module.ts'
+import { getPriority } from 'node:os'
+import { IMPORT_THREAD_NICE, siblingModule, startWorker } from './worker-module.ts'
 
 // an ES module package, like the project and its compiled dist/
 const dir = mkdtempSync(join(tmpdir(), 'cv-worker-module-'))
@@ -52,4 +53,20 @@ describe('startWorker', () => {
     const w = startWorker(entry, { workerData: { n: 1 } })
     expect(await firstMessage(w)).toEqual({ n: 2, entry })
   })
+
+  test.runIf(process.platform === 'linux')(
+    'an import thread yields: its own priority drops, the serving thread keeps its own',
+    async () => {
+      const file = join(dir, 'nice.ts')
+      const helper = new URL('./worker-module.ts', import.meta.url).href
+      writeFileSync(
+        file,
+        `import { getPriority } from 'node:os'\nimport { parentPort } from 'node:worker_threads'\nimport { yieldToRequests } from ${JSON.stringify(helper)}\nyieldToRequests()\nparentPort?.postMessage(getPriority())\n`,
+      )
+      const before = getPriority()
+      const w = startWorker(pathToFileURL(file).href, { workerData: {} })
+      expect(await firstMessage(w)).toBe(IMPORT_THREAD_NICE)
+      expect(getPriority()).toBe(before)
+    },
+  )
 })

@@ -3,6 +3,7 @@
  * sources under tsx (development, tests, `npm start`) and as compiled JavaScript in dist/ (the
  * Docker image, which has neither tsx nor the sources).
  */
+import { setPriority } from 'node:os'
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 
 /** Registers tsx in a worker thread, then imports `workerData.entry` (TypeScript sources only). */
@@ -28,4 +29,21 @@ export function startWorker(
 ): Worker {
   if (!entry.endsWith('.ts')) return new Worker(new URL(entry), options)
   return new Worker(TSX_BOOT, { ...options, workerData: { ...options.workerData, entry } })
+}
+
+/** The nice value of import threads: the lowest priority, so requests always win the CPU. */
+export const IMPORT_THREAD_NICE = 19
+
+/**
+ * Called first thing in an import worker thread (parse, build): lowers the priority of this
+ * thread only (Linux nice values are per thread), so while a dataset builds, lookups served by
+ * the main thread of the same process, or by another process, get the CPU first. A platform that
+ * refuses it leaves the priority as it was.
+ */
+export function yieldToRequests(): void {
+  try {
+    setPriority(IMPORT_THREAD_NICE)
+  } catch {
+    // lowering one's own priority is always allowed on Linux; elsewhere it is best effort
+  }
 }

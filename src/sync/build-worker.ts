@@ -4,6 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads'
 import { buildDatasetFile } from '../ingest/build.ts'
+import { yieldToRequests } from '../ingest/worker-module.ts'
 import { datasetSpec } from './datasets.ts'
 import type { BuildProgress } from '../ingest/types.ts'
 import type { BuildStats, DatasetName } from '../db/names.ts'
@@ -26,6 +27,7 @@ export type MainToBuild = { kind: 'abort'; reason: string }
 async function run(job: BuildJob): Promise<void> {
   const port = parentPort
   if (!port) throw new Error('build-worker must run in a worker thread')
+  yieldToRequests()
   const controller = new AbortController()
   port.on('message', (m: MainToBuild) => {
     if (m.kind === 'abort') controller.abort(new Error(m.reason))
