@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads'
 import { threadCpuSeconds } from './cpu.ts'
 import { readCsvBatches, type ByteRange, type ReadCsvOptions } from './csv.ts'
+import { yieldToRequests } from './worker-module.ts'
 
 export interface ParseJob {
   path: string
@@ -34,6 +35,7 @@ const BATCH = 2_000
 const MAX_IN_FLIGHT = 8
 
 async function run(job: ParseJob, port: NonNullable<typeof parentPort>): Promise<void> {
+  yieldToRequests()
   const mod = (await import(job.module)) as Record<string, unknown>
   const parse = mod[job.exportName]
   if (typeof parse !== 'function')
