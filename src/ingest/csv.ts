@@ -134,7 +134,7 @@ export async function fileNewline(path: string): Promise<string> {
 const MAX_RECORD_OVERRUN = 16 << 20
 
 /**
- * The file's records, a chunk at a time: papaparse's parser over 4 MB text chunks, carrying the
+ * The file's records, a chunk at a time: papaparse's parser over 1 MB text chunks, carrying the
  * unfinished last record over to the next chunk exactly as papaparse's own streamers do (but with
  * one async step per chunk instead of a stream event per record, and UTF-8 decoded across chunk
  * boundaries). The file is read only as fast as the consumer takes the batches.
