@@ -11,8 +11,15 @@ const deps = createDeps(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), 
   log: silentLogger(),
 })
 let peakRss = 0
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage.rss())), 100)
+// peak RSS per 10 s of the import, to see which phase holds the memory
+const rssTimeline: number[] = []
 const started = performance.now()
+const sampler = setInterval(() => {
+  const rss = process.memoryUsage.rss()
+  peakRss = Math.max(peakRss, rss)
+  const slot = Math.floor((performance.now() - started) / 10_000)
+  rssTimeline[slot] = Math.max(rssTimeline[slot] ?? 0, Math.round(rss / 1048576))
+}, 100)
 const results = await importDir(pipelineDeps(deps), inDir, {
   channel: 'live',
   trigger: 'cli',
@@ -26,9 +33,22 @@ process.stdout.write(
   `${JSON.stringify({
     seconds,
     maxRssMb: Math.round(Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / 1048576),
+    rssTimelineMb: [...rssTimeline].map((v) => v ?? 0),
+    // seconds per build phase of a one-dataset import (run.ts prints them); every dataset's are
+    // in its result
+    phases:
+      results.length === 1 && results[0]?.status === 'activated'
+        ? results[0].stats.phases
+        : undefined,
     results: results.map((r) =>
       r.status === 'activated'
-        ? { dataset: r.dataset, rows: r.stats.rows, rejects: r.stats.rejects }
+        ? {
+            dataset: r.dataset,
+            rows: r.stats.rows,
+            rejects: r.stats.rejects,
+            // seconds per build phase (parse worker busy time, inserts, indexes, FTS, checks)
+            phases: r.stats.phases,
+          }
         : r,
     ),
   })}\n`,

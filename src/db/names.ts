@@ -21,4 +21,6 @@ export interface BuildStats {
   rejectSamples: RejectSample[]
   /** normalisation counters worth surfacing (e.g. money unit guesses) */
   notes: Record<string, number>
+  /** wall-clock seconds per build phase (parse, insert, index, FTS, checks): where the time goes */
+  phases?: Record<string, number>
 }

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { openSqlite, removeDbFile } from '../db/open.ts'
+import { threadCpuSeconds } from './cpu.ts'
 import type { BuildContext, BuildProgress, DatasetSpec } from './types.ts'
 import type { BuildStats, FileStats } from '../db/names.ts'
 
@@ -35,12 +36,35 @@ export async function buildDatasetFile(
   const db = openSqlite(path, 'readwrite')
   const stats: BuildStats = { rows: 0, rejects: 0, files: {}, rejectSamples: [], notes: {} }
   const fileStats = (id: string): FileStats => (stats.files[id] ??= { rows: 0, rejects: 0 })
+  const phases: Record<string, number> = (stats.phases = {})
+  const phase = (name: string, seconds: number) => {
+    phases[name] = (phases[name] ?? 0) + seconds
+  }
+  const timed = <T>(name: string, fn: () => T): T => {
+    const t0 = performance.now()
+    const c0 = threadCpuSeconds()
+    try {
+      return fn()
+    } finally {
+      phase(name, (performance.now() - t0) / 1000)
+      const c1 = threadCpuSeconds()
+      if (c0 !== null && c1 !== null) phase(`${name}.cpu`, c1 - c0)
+    }
+  }
   try {
-    db.pragma('journal_mode = OFF')
+    // openSqlite leaves a read-write file in WAL mode, where every page is written twice (to the
+    // WAL, then to the file). A rollback journal kept in memory costs next to nothing on a fresh
+    // file (only pages that existed before a transaction are journaled, and they are few). OFF
+    // would be cheaper still but better-sqlite3's defensive mode refuses it.
+    const mode = db.pragma('journal_mode = MEMORY', { simple: true })
+    if (mode !== 'memory') throw new Error(`cannot set the build file's journal (${String(mode)})`)
     db.pragma('synchronous = OFF')
     db.pragma('foreign_keys = OFF')
+    db.pragma('locking_mode = EXCLUSIVE')
     db.pragma('cache_size = -65536')
-    db.pragma('temp_store = MEMORY')
+    // sorts of index and GROUP BY builds spill to temporary files (the page cache), not the heap:
+    // in memory they held several hundred MB at full census scale
+    db.pragma('temp_store = FILE')
     const ctx: BuildContext = {
       db,
       inputs,
@@ -61,13 +85,17 @@ export async function buildDatasetFile(
       note(key, n = 1) {
         stats.notes[key] = (stats.notes[key] ?? 0) + n
       },
+      phase,
+      timed,
       async insertBatches(fileId, items, insert) {
+        const t0 = performance.now()
+        const c0 = threadCpuSeconds()
         let batch: unknown[] = []
         const run = db.transaction((rows: unknown[]) => {
           for (const r of rows) insert(r as never)
         })
         const flush = async () => {
-          run(batch)
+          timed('insert', () => run(batch))
           batch = []
           opts.onProgress?.({ dataset: spec.name, file: fileId, rows: fileStats(fileId).rows })
           opts.signal.throwIfAborted()
@@ -78,16 +106,24 @@ export async function buildDatasetFile(
           if (batch.length >= BATCH) await flush()
         }
         if (batch.length) await flush()
+        phase('load', (performance.now() - t0) / 1000)
+        const c1 = threadCpuSeconds()
+        if (c0 !== null && c1 !== null) phase('load.cpu', c1 - c0)
       },
     }
     opts.signal.throwIfAborted()
+    const started = performance.now()
+    const cpu0 = threadCpuSeconds()
     await spec.build(ctx)
     opts.signal.throwIfAborted()
-    db.pragma('optimize')
-    db.pragma('journal_mode = DELETE')
-    const check = db.pragma('quick_check', { simple: true })
+    timed('optimize', () => db.pragma('optimize'))
+    timed('journal', () => db.pragma('journal_mode = DELETE'))
+    const check = timed('quick_check', () => db.pragma('quick_check', { simple: true }))
     if (check !== 'ok') throw new VerifyError(`quick_check failed: ${String(check)}`)
     db.close()
+    phase('total', (performance.now() - started) / 1000)
+    const cpu1 = threadCpuSeconds()
+    if (cpu0 !== null && cpu1 !== null) phase('total.cpu', cpu1 - cpu0)
     return stats
   } catch (err) {
     if (db.open) db.close()

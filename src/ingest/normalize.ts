@@ -5,10 +5,14 @@
 
 /** Trimmed text with inner whitespace collapsed; blank → null. */
 export function text(v: string | undefined | null): string | null {
-  if (v === undefined || v === null) return null
-  const t = v.trim().replace(/\s+/g, ' ')
-  return t === '' ? null : t
+  if (v === undefined || v === null || v === '') return null
+  const t = v.trim()
+  if (t === '') return null
+  // most values have nothing to collapse: skip the replace (and its new string) for them
+  return NEEDS_COLLAPSE.test(t) ? t.replace(/\s+/g, ' ') : t
 }
+/** whitespace other than a single space, or a space followed by more whitespace */
+const NEEDS_COLLAPSE = /[^\S ]| \s/
 
 /** USDOT as an unpadded integer; `00000000`, blank, 0 or more than 8 digits → null. */
 export function usdot(v: string | undefined | null): number | null {
@@ -22,7 +26,7 @@ export function usdot(v: string | undefined | null): number | null {
 
 /** A non-negative integer count; blank, `N/A` or junk → null. */
 export function int(v: string | undefined | null): number | null {
-  if (v === undefined || v === null) return null
+  if (v === undefined || v === null || v === '') return null
   const t = v.trim().replace(/,/g, '')
   if (!/^-?\d+(\.0+)?$/.test(t)) return null
   return Math.trunc(Number(t))
@@ -119,7 +123,7 @@ export function date(v: string | undefined | null, pivotYY = 50): string | null 
 
 /** Y/N, true/false, X/blank, 1/0 → boolean; blank → null (or `blankAs`). */
 export function flag(v: string | undefined | null, blankAs: boolean | null = null): boolean | null {
-  if (v === undefined || v === null) return blankAs
+  if (v === undefined || v === null || v === '') return blankAs
   const t = v.trim().toUpperCase()
   if (t === '') return blankAs
   if (t === 'Y' || t === 'YES' || t === 'TRUE' || t === 'X' || t === '1' || t === 'T') return true

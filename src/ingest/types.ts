@@ -60,6 +60,10 @@ export interface BuildContext {
   reject(fileId: string, line: number, reason: string): void
   /** bump a named counter in stats.notes */
   note(key: string, n?: number): void
+  /** add seconds to a named phase in stats.phases */
+  phase(name: string, seconds: number): void
+  /** runs `fn`, adding its wall-clock time to a named phase */
+  timed<T>(name: string, fn: () => T): T
   /**
    * Runs `insert` for every item in one transaction per batch, yielding to the event loop between
    * batches (so the server keeps answering) and reporting progress.

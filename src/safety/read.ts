@@ -50,7 +50,7 @@ async function* inWorker<T>(
     { header: 'none', columns: [] },
     { module: ROWS_MODULE, exportName: parser },
     (line, reason) => ctx.reject(id, line - 1, reason),
-    ctx.signal,
+    { signal: ctx.signal },
   )
   for await (const batch of batches)
     for (const r of batch) if (r.row !== null) yield { line: r.line - 1, row: r.row }

@@ -1,0 +1,54 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, test } from 'vitest'
+import { openSqlite } from '../db/open.ts'
+import { buildDatasetFile } from './build.ts'
+import type { DatasetSpec } from './types.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'cv-build-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+async function* numbers(n: number) {
+  for (let i = 1; i <= n; i++) yield i
+}
+
+describe('buildDatasetFile', () => {
+  test('builds with the journal in memory (not through a WAL), records its phases, ends readable', async () => {
+    const seen: Record<string, unknown> = {}
+    const spec: DatasetSpec = {
+      name: 'census',
+      title: 'test',
+      files: [],
+      schedule: 'daily',
+      minRowsRatio: 0,
+      maxRejectRatio: 1,
+      async build(ctx) {
+        seen.journal = ctx.db.pragma('journal_mode', { simple: true })
+        seen.synchronous = ctx.db.pragma('synchronous', { simple: true })
+        ctx.db.exec('CREATE TABLE t (n INTEGER PRIMARY KEY)')
+        const insert = ctx.db.prepare('INSERT INTO t VALUES (?)')
+        await ctx.insertBatches('f', numbers(12_000), (n) => {
+          insert.run(n)
+          ctx.accept('f')
+        })
+        ctx.timed('index', () => ctx.db.exec('CREATE INDEX t_n ON t (n)'))
+      },
+    }
+    const path = join(dir, 'a.db')
+    const stats = await buildDatasetFile(spec, new Map(), path, {
+      asOf: '2026-11-26',
+      today: '2026-11-26',
+      signal: new AbortController().signal,
+    })
+    expect(seen).toEqual({ journal: 'memory', synchronous: 0 })
+    expect(stats.rows).toBe(12_000)
+    for (const phase of ['load', 'insert', 'index', 'optimize', 'quick_check', 'total'])
+      expect(stats.phases?.[phase]).toBeGreaterThanOrEqual(0)
+    expect(stats.phases?.insert).toBeLessThanOrEqual(stats.phases?.load ?? 0)
+    const db = openSqlite(path, 'readonly')
+    expect(db.pragma('journal_mode', { simple: true })).toBe('delete')
+    expect(db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 12_000 })
+    db.close()
+  })
+})
