@@ -241,78 +241,80 @@ export async function verifyBatch(
   let billed = 0
   // every item's charge in one write transaction: one commit per batch, not one per item (the
   // cap check stays per item; an error before the end charges nothing)
-  deps.db.transaction(() => {
-    for (const [i, s] of slots.entries()) {
-      const p = s.parsed
-      const input = s.input
-      if (!p.ok) {
-        pending.push(Promise.resolve({ input, status: 400, code: p.code, error: p.error }))
-        continue
-      }
-      const res = resolutions[i]
-      const first = keys.get(p.key)
-      if (!res || (first !== undefined && first !== i)) {
-        const of = first ?? 0
+  deps.db
+    .transaction(() => {
+      for (const [i, s] of slots.entries()) {
+        const p = s.parsed
+        const input = s.input
+        if (!p.ok) {
+          pending.push(Promise.resolve({ input, status: 400, code: p.code, error: p.error }))
+          continue
+        }
+        const res = resolutions[i]
+        const first = keys.get(p.key)
+        if (!res || (first !== undefined && first !== i)) {
+          const of = first ?? 0
+          pending.push(
+            Promise.resolve({
+              input,
+              status: 400,
+              code: 'duplicate',
+              error: `Duplicate of item ${of}: each company is looked up (and billed) once per batch`,
+              duplicate_of: of,
+            }),
+          )
+          continue
+        }
+        if (!res.found) {
+          pending.push(Promise.resolve({ input, status: 404, code: 'not_found', error: res.error }))
+          continue
+        }
+        const dot = res.record.dotNumber
+        const earlier = answered.get(dot)
+        if (earlier !== undefined) {
+          pending.push(
+            Promise.resolve({
+              input,
+              status: 400,
+              code: 'duplicate',
+              error: `Duplicate of item ${earlier} (USDOT number ${dot}): each company is looked up (and billed) once per batch`,
+              duplicate_of: earlier,
+            }),
+          )
+          continue
+        }
+        answered.set(dot, i)
+        const usage = meterCall(deps, caller)
+        if (!usage.allowed) {
+          const at = deps.clock()
+          pending.push(
+            Promise.resolve({
+              input,
+              status: 429,
+              code: 'quota_exceeded',
+              error: quotaExceeded(peekUsage(deps.db, caller, at), at).message,
+              dot_number: String(dot),
+            }),
+          )
+          continue
+        }
+        if (usage.billed) billed++
+        const match = res.match
+        const query = p.target.kind === 'id' ? p.target.query : ''
         pending.push(
-          Promise.resolve({
-            input,
-            status: 400,
-            code: 'duplicate',
-            error: `Duplicate of item ${of}: each company is looked up (and billed) once per batch`,
-            duplicate_of: of,
-          }),
+          shapeMetered(deps, res.record, usage, req.requestId, p.crosscheck ?? req.crosscheck).then(
+            (record): VerifyResult => ({
+              input,
+              status: 200,
+              dot_number: String(dot),
+              lookup: match ? toDocketLookupJson(query, match) : null,
+              record,
+            }),
+          ),
         )
-        continue
       }
-      if (!res.found) {
-        pending.push(Promise.resolve({ input, status: 404, code: 'not_found', error: res.error }))
-        continue
-      }
-      const dot = res.record.dotNumber
-      const earlier = answered.get(dot)
-      if (earlier !== undefined) {
-        pending.push(
-          Promise.resolve({
-            input,
-            status: 400,
-            code: 'duplicate',
-            error: `Duplicate of item ${earlier} (USDOT number ${dot}): each company is looked up (and billed) once per batch`,
-            duplicate_of: earlier,
-          }),
-        )
-        continue
-      }
-      answered.set(dot, i)
-      const usage = meterCall(deps, caller)
-      if (!usage.allowed) {
-        const at = deps.clock()
-        pending.push(
-          Promise.resolve({
-            input,
-            status: 429,
-            code: 'quota_exceeded',
-            error: quotaExceeded(peekUsage(deps.db, caller, at), at).message,
-            dot_number: String(dot),
-          }),
-        )
-        continue
-      }
-      if (usage.billed) billed++
-      const match = res.match
-      const query = p.target.kind === 'id' ? p.target.query : ''
-      pending.push(
-        shapeMetered(deps, res.record, usage, req.requestId, p.crosscheck ?? req.crosscheck).then(
-          (record): VerifyResult => ({
-            input,
-            status: 200,
-            dot_number: String(dot),
-            lookup: match ? toDocketLookupJson(query, match) : null,
-            record,
-          }),
-        ),
-      )
-    }
-  }).immediate()
+    })
+    .immediate()
   const results = await Promise.all(pending)
   const count = (s: number) => results.filter((r) => r.status === s).length
   const at = deps.clock()
