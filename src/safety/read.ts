@@ -50,7 +50,9 @@ async function* inWorker<T>(
     { header: 'none', columns: [] },
     { module: ROWS_MODULE, exportName: parser },
     (line, reason) => ctx.reject(id, line - 1, reason),
-    { signal: ctx.signal },
+    // one worker reading the file whole: these row parsers read the header row first and keep
+    // its column positions, so no range may start without it
+    { signal: ctx.signal, workers: 1, rangeBytes: Number.MAX_SAFE_INTEGER },
   )
   for await (const batch of batches)
     for (const r of batch) if (r.row !== null) yield { line: r.line - 1, row: r.row }
