@@ -45,7 +45,7 @@ export const Env = z.object({
   SYNC_MIN_FREE_MB: unsetIfEmpty(z.coerce.number().int().min(0).default(512)),
   SYNC_OOS_MIN_ROWS: unsetIfEmpty(z.coerce.number().int().min(0).default(10_000)),
   DATASET_MAX_AGE_HOURS: unsetIfEmpty(z.coerce.number().positive().default(72)),
-  RECORD_CACHE_ENTRIES: unsetIfEmpty(z.coerce.number().int().min(0).max(1_000_000).default(2000)),
+  RECORD_CACHE_ENTRIES: unsetIfEmpty(z.coerce.number().int().min(0).max(1_000_000).default(500)),
 
   QCMOBILE_BASE_URL: unsetIfEmpty(z.url().default('https://mobile.fmcsa.dot.gov/qc/services')),
   QCMOBILE_WEBKEY: unsetIfEmpty(z.string().optional()),
