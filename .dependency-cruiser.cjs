@@ -5,7 +5,7 @@
 
 /** Lowest first. Each entry is a layer; each layer lists its folders (or base files). */
 const LAYERS = [
-  ['config', 'clock', 'errors', 'log', 'metrics'], // base: single files in src/
+  ['config', 'clock', 'errors', 'log', 'metrics', 'lru'], // base: single files in src/
   ['fields', 'dates'], // base: shared field kinds and day arithmetic
   ['db'],
   ['deps'], // the dependency bag handed to every domain function: config, app.db, datasets, clock, log

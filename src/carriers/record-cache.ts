@@ -6,8 +6,11 @@
  * Score over them) are never cached. Least recently used entries go first.
  */
 import type { DataView } from '../db/datasets.ts'
+import { OwnedLru } from '../lru.ts'
 
-const caches = new WeakMap<DataView, Map<string, unknown>>()
+const cache = new OwnedLru<DataView, unknown>()
+/** a cached "no such company" (undefined means "not cached") */
+const NONE = Symbol('none')
 
 /** `build()`'s value for (view, key), from the cache when there; `capacity` 0 turns it off. */
 export function cachedPerView<T>(
@@ -16,18 +19,11 @@ export function cachedPerView<T>(
   capacity: number,
   build: () => T,
 ): { value: T; hit: boolean } {
-  if (capacity <= 0) return { value: build(), hit: false }
-  let cache = caches.get(view)
-  if (!cache) caches.set(view, (cache = new Map<string, unknown>()))
-  if (cache.has(key)) {
-    const value = cache.get(key) as T
-    // most recently used last: a Map iterates in insertion order
-    cache.delete(key)
-    cache.set(key, value)
-    return { value, hit: true }
+  if (capacity > 0) {
+    const hit = cache.get(view, key)
+    if (hit !== undefined) return { value: (hit === NONE ? undefined : hit) as T, hit: true }
   }
   const value = build()
-  cache.set(key, value)
-  if (cache.size > capacity) cache.delete(cache.keys().next().value as string)
+  cache.set(view, key, value === undefined ? NONE : value, capacity)
   return { value, hit: false }
 }

@@ -15,6 +15,7 @@ import { entityTypes } from '../carriers/entity.ts'
 import { EntityType } from '../fields.ts'
 import type { ActiveDataset, DataView } from '../db/datasets.ts'
 import { AppError } from '../errors.ts'
+import { OwnedLru } from '../lru.ts'
 import { getLicensing } from '../licensing/record.ts'
 import {
   expandPrefix,
@@ -162,7 +163,7 @@ interface Ranked {
  * most LEADING + CANDIDATES matches each (12 bytes a match: about 3 MB in all).
  */
 let rankedCacheSize = 256
-const rankedCache = new WeakMap<ActiveDataset, Map<string, Ranked>>()
+const rankedCache = new OwnedLru<ActiveDataset, Ranked>()
 /** Sets the number of cached searches (0 disables the cache; benchmarks measure both). */
 export function setRankedCacheSize(n: number): void {
   rankedCacheSize = n
@@ -171,23 +172,10 @@ export function setRankedCacheSize(n: number): void {
 /** Name matches, best first, at least `depth` of them when there are; filters inside FTS5. */
 function nameMatches(census: ActiveDataset, p: SearchParams, depth: number): Ranked {
   const key = JSON.stringify([p.q.trim(), p.state, p.country, p.entity_type, p.status])
-  let cache = rankedCache.get(census)
-  const hit = cache?.get(key)
-  if (hit && cache && (hit.complete || hit.dots.length >= depth)) {
-    cache.delete(key) // most recently used last
-    cache.set(key, hit)
-    return hit
-  }
+  const hit = rankedCacheSize > 0 ? rankedCache.get(census, key) : undefined
+  if (hit && (hit.complete || hit.dots.length >= depth)) return hit
   const ranked = rankNames(census, p, depth)
-  if (rankedCacheSize > 0) {
-    if (!cache) rankedCache.set(census, (cache = new Map<string, Ranked>()))
-    cache.delete(key)
-    cache.set(key, ranked)
-    for (const old of cache.keys()) {
-      if (cache.size <= rankedCacheSize) break
-      cache.delete(old)
-    }
-  }
+  rankedCache.set(census, key, ranked, rankedCacheSize)
   return ranked
 }
 
