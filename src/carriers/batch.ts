@@ -171,9 +171,31 @@ interface Slot {
   parsed: ParsedItem
 }
 
-type Resolved =
-  | { found: true; record: CompanyRecord; match: IdentifierMatch | null }
-  | { found: false; error: string }
+type ParsedOk = Extract<ParsedItem, { ok: true }>
+type Found = { found: true; record: CompanyRecord; match: IdentifierMatch | null }
+type Resolved = Found | { found: false; error: string }
+
+/**
+ * The charge of each of `n` found items, in input order, inside the batch's write transaction.
+ * When all of them fit (no hard cap, or the cap leaves room for all), one metering statement
+ * charges the n calls and item j's usage is what a one-by-one charge would have reported after
+ * it; otherwise each item is charged on its own, so the cap still stops exactly at its limit.
+ */
+function chargeItems(deps: Deps, caller: Caller, n: number): Usage[] {
+  if (n === 0) return []
+  const at = deps.clock()
+  const fits =
+    caller.mode === 'test' ||
+    !caller.hardCap ||
+    peekUsage(deps.db, caller, at).used + n <= caller.included
+  if (!fits) return Array.from({ length: n }, () => meterCall(deps, caller, at))
+  const after = meterCall(deps, caller, at, n)
+  if (!after.billed) return Array.from({ length: n }, () => after)
+  return Array.from({ length: n }, (_, j) => {
+    const used = after.used - (n - 1 - j)
+    return { ...after, used, remaining: Math.max(0, after.limit - used) }
+  })
+}
 
 async function resolveSlot(
   deps: Deps,
@@ -238,80 +260,88 @@ export async function verifyBatch(
   )
   const answered = new Map<number, number>()
   const pending: Promise<VerifyResult>[] = []
+  // found, first-named companies, in input order: each is charged one call
+  const charged: {
+    slot: number
+    input: unknown
+    record: CompanyRecord
+    res: Found
+    p: ParsedOk
+  }[] = []
+  for (const [i, s] of slots.entries()) {
+    const p = s.parsed
+    const input = s.input
+    if (!p.ok) {
+      pending[i] = Promise.resolve({ input, status: 400, code: p.code, error: p.error })
+      continue
+    }
+    const res = resolutions[i]
+    const first = keys.get(p.key)
+    if (!res || (first !== undefined && first !== i)) {
+      const of = first ?? 0
+      pending[i] = Promise.resolve({
+        input,
+        status: 400,
+        code: 'duplicate',
+        error: `Duplicate of item ${of}: each company is looked up (and billed) once per batch`,
+        duplicate_of: of,
+      })
+      continue
+    }
+    if (!res.found) {
+      pending[i] = Promise.resolve({ input, status: 404, code: 'not_found', error: res.error })
+      continue
+    }
+    const dot = res.record.dotNumber
+    const earlier = answered.get(dot)
+    if (earlier !== undefined) {
+      pending[i] = Promise.resolve({
+        input,
+        status: 400,
+        code: 'duplicate',
+        error: `Duplicate of item ${earlier} (USDOT number ${dot}): each company is looked up (and billed) once per batch`,
+        duplicate_of: earlier,
+      })
+      continue
+    }
+    answered.set(dot, i)
+    charged.push({ slot: i, input, record: res.record, res, p })
+  }
   let billed = 0
-  // every item's charge in one write transaction: one commit per batch, not one per item (the
-  // cap check stays per item; an error before the end charges nothing)
+  // every item's charge in one write transaction: one commit per batch, not one per item (an
+  // error before the end charges nothing)
   deps.db
     .transaction(() => {
-      for (const [i, s] of slots.entries()) {
-        const p = s.parsed
-        const input = s.input
-        if (!p.ok) {
-          pending.push(Promise.resolve({ input, status: 400, code: p.code, error: p.error }))
-          continue
-        }
-        const res = resolutions[i]
-        const first = keys.get(p.key)
-        if (!res || (first !== undefined && first !== i)) {
-          const of = first ?? 0
-          pending.push(
-            Promise.resolve({
-              input,
-              status: 400,
-              code: 'duplicate',
-              error: `Duplicate of item ${of}: each company is looked up (and billed) once per batch`,
-              duplicate_of: of,
-            }),
-          )
-          continue
-        }
-        if (!res.found) {
-          pending.push(Promise.resolve({ input, status: 404, code: 'not_found', error: res.error }))
-          continue
-        }
-        const dot = res.record.dotNumber
-        const earlier = answered.get(dot)
-        if (earlier !== undefined) {
-          pending.push(
-            Promise.resolve({
-              input,
-              status: 400,
-              code: 'duplicate',
-              error: `Duplicate of item ${earlier} (USDOT number ${dot}): each company is looked up (and billed) once per batch`,
-              duplicate_of: earlier,
-            }),
-          )
-          continue
-        }
-        answered.set(dot, i)
-        const usage = meterCall(deps, caller)
+      for (const [j, usage] of chargeItems(deps, caller, charged.length).entries()) {
+        const { slot, input, record, res, p } = charged[j]!
+        const dot = record.dotNumber
         if (!usage.allowed) {
           const at = deps.clock()
-          pending.push(
-            Promise.resolve({
-              input,
-              status: 429,
-              code: 'quota_exceeded',
-              error: quotaExceeded(peekUsage(deps.db, caller, at), at).message,
-              dot_number: String(dot),
-            }),
-          )
+          pending[slot] = Promise.resolve({
+            input,
+            status: 429,
+            code: 'quota_exceeded',
+            error: quotaExceeded(peekUsage(deps.db, caller, at), at).message,
+            dot_number: String(dot),
+          })
           continue
         }
         if (usage.billed) billed++
         const match = res.match
         const query = p.target.kind === 'id' ? p.target.query : ''
-        pending.push(
-          shapeMetered(deps, res.record, usage, req.requestId, p.crosscheck ?? req.crosscheck).then(
-            (record): VerifyResult => ({
-              input,
-              status: 200,
-              dot_number: String(dot),
-              lookup: match ? toDocketLookupJson(query, match) : null,
-              record,
-            }),
-          ),
-        )
+        pending[slot] = shapeMetered(
+          deps,
+          record,
+          usage,
+          req.requestId,
+          p.crosscheck ?? req.crosscheck,
+        ).then((json): VerifyResult => ({
+          input,
+          status: 200,
+          dot_number: String(dot),
+          lookup: match ? toDocketLookupJson(query, match) : null,
+          record: json,
+        }))
       }
     })
     .immediate()

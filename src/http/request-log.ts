@@ -17,11 +17,14 @@ export const requestContext =
     const incoming = c.req.header('x-request-id')
     const id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID()
     c.set('requestId', id)
+    // set before the response exists, so it is built with it: c.header() on a finished response
+    // turns it into a web Response whose body is then streamed (a large part of a lookup's cost)
+    c.header('x-request-id', id)
     const started = performance.now()
     try {
       await next()
     } finally {
-      c.header('x-request-id', id)
+      if (!c.res.headers.has('x-request-id')) c.header('x-request-id', id)
       const ms = performance.now() - started
       const route = routeLabel(c)
       const caller = c.get('caller') as AppEnv['Variables']['caller'] | undefined

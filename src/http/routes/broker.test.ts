@@ -400,6 +400,29 @@ describe('POST /v1/verify', () => {
     expect(used(ctx, account.id)).toBe(250)
   })
 
+  test('Free plan with room for every item: charged together, each record shows its own count', async () => {
+    const { account, key } = ctx.account('free')
+    setUsed(ctx, account.id, 246)
+    const res = await verify(
+      { companies: [{ dot: 1000001 }, { dot: 99999999 }, { dot: 1000002 }, { dot: 1000009 }] },
+      key(),
+    )
+    const body = VerifyResponse.parse(await res.json())
+    expect(body.results.map((r) => r.status)).toEqual([200, 404, 200, 200])
+    const quotas = body.results.flatMap((r) => (r.status === 200 ? [r.record.meta.quota_used] : []))
+    expect(quotas).toEqual([247, 248, 249])
+    expect(body.summary).toMatchObject({ found: 3, refused: 0, billed: 3 })
+    expect(used(ctx, account.id)).toBe(249)
+    const row = ctx.deps.db
+      .prepare('SELECT refused FROM usage_counters WHERE account_id = ?')
+      .get(account.id) as { refused: number }
+    expect(row.refused).toBe(0)
+    const daily = ctx.deps.db
+      .prepare('SELECT sum(used) AS n FROM usage_daily WHERE account_id = ?')
+      .get(account.id) as { n: number }
+    expect(daily.n).toBe(3)
+  })
+
   test('Free plan with nothing left: the whole request is 429 with Retry-After', async () => {
     const { account, key } = ctx.account('free')
     setUsed(ctx, account.id, 250)

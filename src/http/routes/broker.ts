@@ -77,14 +77,14 @@ export const brokerEndpoint: Endpoint = {
         const raw = c.req.param('mc') ?? ''
         const id = parseOr(McParam, raw, 'invalid_docket')
         const crosscheck = parseOr(CrosscheckQuery, c.req.query('crosscheck'), 'invalid_request')
-        const caller = c.var.caller
+        const caller = c.get('caller')
         const r = await resolveIdentifier(deps, caller, id)
         if (!r.ok) throw notFoundWithUsage(deps, caller, r.message)
         const { json, usage } = await billAndShape(
           deps,
           caller,
           r.match.record,
-          c.var.requestId,
+          c.get('requestId'),
           crosscheck,
         )
         const { meta, ...rest } = json

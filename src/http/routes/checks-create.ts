@@ -63,7 +63,7 @@ export const checksCreateEndpoint: Endpoint = {
   routes: (deps) =>
     new Hono<AppEnv>().post(honoPath(doc), async (c) => {
       const req = parseOr(CheckRequest, await readJson(c, EXAMPLE), 'invalid_request')
-      const caller = c.var.caller
+      const caller = c.get('caller')
       if (req.watch) {
         if (caller.mode !== 'live')
           throw new AppError(
@@ -72,7 +72,7 @@ export const checksCreateEndpoint: Endpoint = {
           )
         assertWebhooksAllowed(deps.db, caller.accountId, deps.clock().getTime())
       }
-      const { check, usage, meta } = await createCheck(deps, caller, req, c.var.requestId)
+      const { check, usage, meta } = await createCheck(deps, caller, req, c.get('requestId'))
       if (req.watch)
         addToWatchlist(
           deps.db,

@@ -39,6 +39,6 @@ export const checksGetEndpoint: Endpoint = {
   routes: (deps) =>
     new Hono<AppEnv>().get(honoPath(doc), (c) => {
       const id = parseOr(CheckId, c.req.param('id'), 'invalid_request')
-      return c.json(getCheck(deps, c.var.caller.accountId, id), 200)
+      return c.json(getCheck(deps, c.get('caller').accountId, id), 200)
     }),
 }

@@ -53,6 +53,6 @@ export const checksOverrideEndpoint: Endpoint = {
         await readJson(c, '{"by": "…", "reason": "…"}'),
         'invalid_request',
       )
-      return c.json(overrideCheck(deps, c.var.caller, id, req), 201)
+      return c.json(overrideCheck(deps, c.get('caller'), id, req), 201)
     }),
 }

@@ -37,10 +37,10 @@ export function dotLookupRoutes(
     .get(path, async (c) => {
       const dot = parseOr(DotParam, c.req.param('dot'), 'invalid_dot')
       const crosscheck = parseOr(CrosscheckQuery, c.req.query('crosscheck'), 'invalid_request')
-      const caller = c.var.caller
+      const caller = c.get('caller')
       const record = findRecord(deps, caller, dot)
       if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
-      const { json, usage } = await billAndShape(deps, caller, record, c.var.requestId, crosscheck)
+      const { json, usage } = await billAndShape(deps, caller, record, c.get('requestId'), crosscheck)
       return c.json(shape(json), 200, rateLimitHeaders(usage, deps.clock()))
     })
 }

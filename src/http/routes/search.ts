@@ -93,7 +93,7 @@ export const searchEndpoint: Endpoint = {
   routes: (deps) =>
     new Hono<AppEnv>().get(honoPath(doc), (c) => {
       const query = parseOr(SearchQuery, c.req.query(), 'invalid_request')
-      const { body, usage, at } = searchPage(deps, c.var.caller, query, c.var.requestId)
+      const { body, usage, at } = searchPage(deps, c.get('caller'), query, c.get('requestId'))
       return c.json(body, 200, rateLimitHeaders(usage, at))
     }),
 }

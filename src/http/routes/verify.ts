@@ -91,11 +91,11 @@ export const verifyEndpoint: Endpoint = {
     new Hono<AppEnv>().post(honoPath(doc), async (c) => {
       const crosscheck = parseOr(CrosscheckQuery, c.req.query('crosscheck'), 'invalid_request')
       const env = parseOr(VerifyEnvelope, await readJson(c, BODY_EXAMPLE), 'invalid_request')
-      const { body, usage } = await verifyBatch(deps, c.var.caller, {
+      const { body, usage } = await verifyBatch(deps, c.get('caller'), {
         items: env.companies ?? env.dot_numbers ?? [],
         fromDotNumbers: env.dot_numbers !== undefined,
         crosscheck,
-        requestId: c.var.requestId,
+        requestId: c.get('requestId'),
       })
       return c.json(body, 200, rateLimitHeaders(usage, deps.clock()))
     }),
