@@ -312,8 +312,10 @@ export async function verifyBatch(
   // error before the end charges nothing)
   deps.db
     .transaction(() => {
-      for (const [j, usage] of chargeItems(deps, caller, charged.length).entries()) {
-        const { slot, input, record, res, p } = charged[j]!
+      const usages = chargeItems(deps, caller, charged.length)
+      for (const [j, { slot, input, record, res, p }] of charged.entries()) {
+        const usage = usages[j]
+        if (!usage) throw new Error(`batch item ${slot} has no charge`)
         const dot = record.dotNumber
         if (!usage.allowed) {
           const at = deps.clock()
