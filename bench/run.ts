@@ -183,6 +183,18 @@ function cli(dataDir: string, ...argv: string[]): string {
 
 const randomDot = () => FIRST_DOT + Math.floor(Math.random() * censusRows)
 
+/** Mean size of the API's record body over 50 random found USDOTs. */
+async function averageRecordBytes(url: string, headers: Record<string, string>): Promise<number> {
+  const sizes: number[] = []
+  for (let tries = 0; sizes.length < 50 && tries < 500; tries++) {
+    const res = await fetch(`${url}/v1/carrier/${randomDot()}`, { headers })
+    const body = await res.arrayBuffer()
+    if (res.status === 200) sizes.push(body.byteLength)
+  }
+  if (sizes.length === 0) throw new Error('no record found for the body size')
+  return Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length)
+}
+
 /** An account, a live key and a server over a data directory (request logs on, as in production). */
 async function startApi(dataDir: string) {
   const id = JSON.parse(
@@ -283,11 +295,14 @@ async function main() {
   // stored relative to the data directory
   const censusFile = isAbsolute(storedPath) ? storedPath : join(dataDir, storedPath)
   appDb.close()
+  // the bare server answers a prebuilt body as large as the API's average record
+  const bodyBytes = await averageRecordBytes(url, auth)
   const bare = await startChild(
-    [...tsx, 'bench/bare-server.ts', censusFile, String(barePort)],
+    [...tsx, 'bench/bare-server.ts', censusFile, String(barePort), String(bodyBytes)],
     {},
     /ready/,
   )
+  log(`record body: ${fmt(bodyBytes)} bytes on average (the bare server answers as many)`)
   const lookups = { paths: () => `/v1/carrier/${randomDot()}`, headers: auth }
   try {
     log(`serving RSS at start: ${rssNowMb(server.pid)} MB`)
