@@ -73,6 +73,8 @@ interface DataText {
 
 /** Serialised data blocks per `identity` object: a cached record's blocks are written once. */
 const dataTexts = new WeakMap<object, DataText>()
+/** Serialised Trust Scores: a cached record's score is one object while its inputs hold. */
+const trustTexts = new WeakMap<object, string>()
 
 const sameBlocks = (a: DataBlocks, b: DataBlocks) =>
   a.dot_number === b.dot_number &&
@@ -91,7 +93,8 @@ const sameBlocks = (a: DataBlocks, b: DataBlocks) =>
  * `JSON.stringify(json)` for a record from toCarrierJson, with its dataset blocks (identity to
  * safety, about 70 % of the text) serialised once per cached record instead of on every answer:
  * the blocks of a record-cache hit are the same objects, so their text is reused when every one
- * of them is; trust, reviews, cross-check and meta are serialised on every call.
+ * of them is. The Trust Score's text is kept per score object (getCompanyRecord reuses a cached
+ * record's score while its inputs hold); reviews, cross-check and meta are serialised per call.
  */
 export function carrierJsonText(json: CarrierJson): string {
   const blocks: DataBlocks = {
@@ -114,5 +117,7 @@ export function carrierJsonText(json: CarrierJson): string {
   }
   const crosscheck =
     json.crosscheck === undefined ? '' : `,"crosscheck":${JSON.stringify(json.crosscheck)}`
-  return `{${memo.text},"trust":${JSON.stringify(json.trust)},"reviews":${JSON.stringify(json.reviews)}${crosscheck},"meta":${JSON.stringify(json.meta)}}`
+  let trust = trustTexts.get(json.trust)
+  if (trust === undefined) trustTexts.set(json.trust, (trust = JSON.stringify(json.trust)))
+  return `{${memo.text},"trust":${trust},"reviews":${JSON.stringify(json.reviews)}${crosscheck},"meta":${JSON.stringify(json.meta)}}`
 }
