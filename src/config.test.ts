@@ -31,6 +31,8 @@ describe('config', () => {
     expect(c.sync.baseUrl).toBe('https://data.transportation.gov')
     expect(c.sync.appToken).toBeNull()
     expect(c.paths.appDb.endsWith('data/runtime/app.db')).toBe(true)
+    expect(c.memory.heapGrowingPercent).toBe(50)
+    expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).memory.heapGrowingPercent).toBe(0)
   })
 
   test.each([
@@ -38,6 +40,7 @@ describe('config', () => {
     [{ PORT: '70000' }, 'PORT'],
     [{ SYNC_ENABLED: 'yes' }, 'SYNC_ENABLED'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ HEAP_GROWING_PERCENT: '-5' }, 'HEAP_GROWING_PERCENT'],
     [{ FMCSA_BASE_URL: 'not a url' }, 'FMCSA_BASE_URL'],
     [{ CROSSCHECK_MODE: 'sometimes' }, 'CROSSCHECK_MODE'],
     [{ SYNC_SCHEDULE_DAILY: 'daily' }, 'SYNC_SCHEDULE_DAILY'],

@@ -46,6 +46,7 @@ export const Env = z.object({
   SYNC_OOS_MIN_ROWS: unsetIfEmpty(z.coerce.number().int().min(0).default(10_000)),
   DATASET_MAX_AGE_HOURS: unsetIfEmpty(z.coerce.number().positive().default(72)),
   RECORD_CACHE_ENTRIES: unsetIfEmpty(z.coerce.number().int().min(0).max(1_000_000).default(500)),
+  HEAP_GROWING_PERCENT: unsetIfEmpty(z.coerce.number().int().min(0).max(400).default(50)),
 
   QCMOBILE_BASE_URL: unsetIfEmpty(z.url().default('https://mobile.fmcsa.dot.gov/qc/services')),
   QCMOBILE_WEBKEY: unsetIfEmpty(z.string().optional()),
@@ -137,6 +138,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
       minIntervalMs: e.CROSSCHECK_MIN_INTERVAL_MS,
     },
     records: { cacheEntries: e.RECORD_CACHE_ENTRIES },
+    memory: { heapGrowingPercent: e.HEAP_GROWING_PERCENT },
     safety: {
       nationalAverages: {
         driver: e.NATIONAL_AVG_DRIVER_OOS,

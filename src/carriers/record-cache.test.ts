@@ -64,17 +64,25 @@ test('the next day reads the datasets again (dates move pending suspensions and 
     expect(findRecord(cached.deps, caller, dot)).toEqual(findRecord(uncached.deps, callerOff, dot))
 })
 
-test('least recently used entries go first, at the configured capacity', () => {
+test('an entry is kept from its second miss; least recently used entries go first', () => {
   const view = {} as DataView
   let builds = 0
   const read = (k: string) => cachedPerView(view, k, 2, () => ++builds)
+  // a first miss is only remembered: a one-off lookup never displaces a recurring one
   expect(read('a')).toEqual({ value: 1, hit: false })
-  expect(read('b')).toEqual({ value: 2, hit: false })
-  expect(read('a')).toEqual({ value: 1, hit: true }) // a is now the most recent
-  expect(read('c')).toEqual({ value: 3, hit: false }) // evicts b
-  expect(read('a').hit).toBe(true)
+  expect(read('a')).toEqual({ value: 2, hit: false })
+  expect(read('a')).toEqual({ value: 2, hit: true })
+  expect(read('b')).toEqual({ value: 3, hit: false })
   expect(read('b')).toEqual({ value: 4, hit: false })
+  expect(read('a')).toEqual({ value: 2, hit: true }) // a is now the most recent
+  expect(read('c')).toEqual({ value: 5, hit: false })
+  expect(read('c')).toEqual({ value: 6, hit: false }) // kept: evicts b
+  expect(read('a').hit).toBe(true)
+  expect(read('b')).toEqual({ value: 7, hit: false }) // b missed before: kept again, evicts c
+  expect(read('b').hit).toBe(true)
+  expect(read('c').hit).toBe(false)
   expect(cachedPerView(view, 'z', 0, () => 'off')).toEqual({ value: 'off', hit: false })
+  expect(cachedPerView(view, 'z', 0, () => 'off').hit).toBe(false)
 })
 
 test("a cached record's Trust Score follows the freshness verdict it is read with", () => {

@@ -4,6 +4,12 @@
  * dataset versions changes, so a cached entry can never outlive the data it was read from; the
  * parts that can change between two requests (reviews, usage, the freshness verdict, the Trust
  * Score over them) are never cached. Least recently used entries go first.
+ *
+ * A record enters the cache on its second miss, not its first: a recently missed key is
+ * remembered by its hash in a small table (a "doorkeeper"). Random one-off lookups (most of a
+ * full-scale load) then never displace the recurring ones, and never turn into cached objects
+ * that outlive a few garbage collections only to die in the old generation, which is what
+ * raised the server's resident memory under random load.
  */
 import type { DataView } from '../db/datasets.ts'
 import { OwnedLru } from '../lru.ts'
@@ -12,18 +18,40 @@ const cache = new OwnedLru<DataView, unknown>()
 /** a cached "no such company" (undefined means "not cached") */
 const NONE = Symbol('none')
 
-/** `build()`'s value for (view, key), from the cache when there; `capacity` 0 turns it off. */
+/** Hashes of recently missed keys (direct-mapped: a newer key overwrites an older one). */
+const DOORKEEPER_BITS = 14
+const doorkeeper = new Int32Array(1 << DOORKEEPER_BITS)
+
+/** FNV-1a of a string, 32 bits. */
+function hashOf(key: string): number {
+  let h = 0x811c9dc5
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
+  return h | 0
+}
+
+/** True when `key` missed recently (then it is admitted); else remembers it and says false. */
+function seenBefore(key: string): boolean {
+  const h = hashOf(key)
+  const slot = h >>> (32 - DOORKEEPER_BITS)
+  if (doorkeeper[slot] === h) return true
+  doorkeeper[slot] = h
+  return false
+}
+
+/**
+ * `build()`'s value for (view, key), from the cache when there; kept from the key's second miss
+ * on (see above). `capacity` 0 turns it off.
+ */
 export function cachedPerView<T>(
   view: DataView,
   key: string,
   capacity: number,
   build: () => T,
 ): { value: T; hit: boolean } {
-  if (capacity > 0) {
-    const hit = cache.get(view, key)
-    if (hit !== undefined) return { value: (hit === NONE ? undefined : hit) as T, hit: true }
-  }
+  if (capacity <= 0) return { value: build(), hit: false }
+  const hit = cache.get(view, key)
+  if (hit !== undefined) return { value: (hit === NONE ? undefined : hit) as T, hit: true }
   const value = build()
-  cache.set(view, key, value === undefined ? NONE : value, capacity)
+  if (seenBefore(key)) cache.set(view, key, value === undefined ? NONE : value, capacity)
   return { value, hit: false }
 }
