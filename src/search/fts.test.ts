@@ -1,6 +1,15 @@
 import Database from 'better-sqlite3'
+import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { normalizeName, queryWords, toFtsQuery, toLeadingFtsQuery } from './fts.ts'
+import { namePairTags, pairTag } from '../census/search-index.ts'
+import {
+  normalizeName,
+  pairCondition,
+  queryWords,
+  splitLastWord,
+  toFtsQuery,
+  toLeadingFtsQuery,
+} from './fts.ts'
 
 const none = () => []
 const COLS = '{legal_name dba_name}'
@@ -133,4 +142,90 @@ describe('toLeadingFtsQuery: names that start with the text', () => {
 test('normalizeName folds accents, case and punctuation', () => {
   expect(normalizeName('  Acmé  Trucking, L.L.C. ')).toBe('ACME TRUCKING L L C')
   expect(normalizeName("O'Brien & Sons")).toBe('O BRIEN SONS')
+})
+
+describe('word pairs: an extra condition that never changes the matches', () => {
+  const pairWords = new Set(['smith', 'trucking', 'and', 'express', 'd', 'e'])
+  const cond = (a: string, b: string) => `tags : ("${pairTag(a, b)}" OR "pwany")`
+
+  test('a pair tag is the same whichever word comes first', () => {
+    expect(pairTag('smith', 'and')).toBe(pairTag('and', 'smith'))
+    expect(pairTag('ab', 'c')).not.toBe(pairTag('a', 'bc'))
+  })
+
+  test('the tags of a name: every pair of the pair words it holds, legal and DBA together', () => {
+    expect(namePairTags(pairWords, 'SMITH TRUCKING LLC', null)).toBe(pairTag('smith', 'trucking'))
+    expect(namePairTags(pairWords, 'SMITH-SMITH INC', 'EXPRESS').split(' ').sort()).toEqual(
+      [pairTag('smith', 'express')].sort(),
+    )
+    expect(namePairTags(pairWords, 'D&E', 'AND TRUCKING').split(' ')).toHaveLength(6)
+    expect(namePairTags(pairWords, 'SMITH LLC', null)).toBe('')
+    expect(namePairTags(pairWords, null, null)).toBe('')
+    // tokens only FTS5 knows exactly: every pair
+    expect(namePairTags(pairWords, 'SMÏTH TRUCKING', null)).toBe('pwany')
+  })
+
+  test('a query: disjoint pairs of its pair words (ASCII words only), or none', () => {
+    expect(pairCondition(['SMITH'], pairWords)).toBeNull()
+    expect(pairCondition(['SMITH', 'JONES'], pairWords)).toBeNull()
+    expect(pairCondition(['Smith', 'TRUCKING'], pairWords)).toBe(cond('smith', 'trucking'))
+    expect(pairCondition(['SMÏTH', 'TRUCKING'], pairWords)).toBeNull()
+    expect(pairCondition(['D&E'], pairWords)).toBe(cond('d', 'e'))
+    expect(pairCondition(['SMITH', 'EXPRESS', 'AND', 'TRUCKING', 'INC'], pairWords)).toBe(
+      `${cond('and', 'express')} AND ${cond('smith', 'trucking')}`,
+    )
+    expect(pairCondition(['SMITH', 'EXPRESS', 'TRUCKING'], pairWords)).toBe(
+      `${cond('express', 'smith')} AND ${cond('smith', 'trucking')}`,
+    )
+  })
+
+  test('splitLastWord adds the pairs of its words to each expression', () => {
+    expect(splitLastWord('SMITH TRUCKING EX', pairWords)).toEqual({
+      words: `${cond('smith', 'trucking')} AND ${COLS} : ("SMITH" AND "TRUCKING")`,
+      whole: `${cond('smith', 'trucking')} AND ${COLS} : ("SMITH" AND "TRUCKING" AND "EX")`,
+      last: 'EX',
+    })
+    expect(splitLastWord('SMITH TRUCKING EX')?.words).toBe(`${COLS} : ("SMITH" AND "TRUCKING")`)
+  })
+
+  test('on real FTS5: the same names match with and without the pair condition', () => {
+    const vocab = ['smith', 'trucking', 'and', 'express', 'd', 'e', 'jones', 'Ïce', 'co']
+    const words = new Set(['smith', 'trucking', 'and', 'express', 'd', 'e', 'co'])
+    const word = fc.constantFrom(...vocab, 'SMITH', 'Smith', 'TRÜCKING', 'ﬁre', '1st')
+    const sep = fc.constantFrom(' ', '&', '-', ', ', "'", ' & ')
+    const name = fc.option(
+      fc
+        .array(fc.tuple(word, sep), { minLength: 1, maxLength: 5 })
+        .map((ws) => ws.map(([w, s]) => w + s).join('')),
+    )
+    const db = new Database(':memory:')
+    db.exec(
+      "CREATE VIRTUAL TABLE f USING fts5(legal_name, dba_name, tags, content='', tokenize='unicode61 remove_diacritics 2', columnsize=0)",
+    )
+    const insert = db.prepare(
+      'INSERT INTO f (rowid, legal_name, dba_name, tags) VALUES (?, ?, ?, ?)',
+    )
+    const ids = (q: string) =>
+      (db.prepare('SELECT rowid AS r FROM f WHERE f MATCH ?').all(q) as { r: number }[]).map(
+        (x) => x.r,
+      )
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(name, name), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.tuple(word, fc.constantFrom('', '&', '-')), { minLength: 2, maxLength: 4 }),
+        (names, qs) => {
+          db.exec("INSERT INTO f(f) VALUES ('delete-all')")
+          names.forEach(([l, d], i) => insert.run(i + 1, l, d, namePairTags(words, l, d)))
+          const text = `${qs.map(([w, s]) => w + s).join(' ')} x`
+          const plain = splitLastWord(text)
+          const paired = splitLastWord(text, words)
+          if (!plain || !paired) return
+          expect(ids(paired.words), paired.words).toEqual(ids(plain.words))
+          expect(ids(paired.whole), paired.whole).toEqual(ids(plain.whole))
+        },
+      ),
+      { numRuns: 300 },
+    )
+    db.close()
+  })
 })

@@ -18,7 +18,16 @@
  *   unfiltered one and never needs per-candidate checks.
  * The query layer then scores that bounded candidate set (query.ts).
  */
-import { firstWordTag, fold, MAX_PREFIX_TERMS, TIERS, type Tier } from '../census/search-index.ts'
+import {
+  ANY_PAIR,
+  asciiTokens,
+  firstWordTag,
+  fold,
+  MAX_PREFIX_TERMS,
+  pairTag,
+  TIERS,
+  type Tier,
+} from '../census/search-index.ts'
 import type Database from 'better-sqlite3'
 import type { ActiveDataset } from '../db/datasets.ts'
 
@@ -47,6 +56,56 @@ export function hasSearchIndex(census: ActiveDataset): boolean {
     built.set(census, ok)
   }
   return ok
+}
+
+/** An FTS5 string literal: the text is a phrase, never syntax. */
+const phrase = (s: string) => `"${s.replaceAll('"', '""')}"`
+
+const pairWordSets = new WeakMap<ActiveDataset, ReadonlySet<string>>()
+/** The census file's pair words (census/search-index.ts); none in a file built without them. */
+export function pairWordsOf(census: ActiveDataset): ReadonlySet<string> {
+  let words = pairWordSets.get(census)
+  if (!words) {
+    const has = census
+      .stmt(`SELECT count(*) AS n FROM sqlite_master WHERE name = 'search_pair_words'`)
+      .get() as { n: number }
+    words = new Set(
+      has.n
+        ? (census.stmt('SELECT term FROM search_pair_words').all() as { term: string }[]).map(
+            (r) => r.term,
+          )
+        : [],
+    )
+    pairWordSets.set(census, words)
+  }
+  return words
+}
+
+/**
+ * An FTS5 condition implied by an AND of user words: for the pair words among their tokens, the
+ * tags of disjoint pairs of them (or `pwany`), or null when fewer than two pair words. Only ASCII
+ * words count (their FTS5 tokens are plain runs of letters and digits). ANDed to the words, it
+ * matches the same names, but its short posting list drives FTS5's intersection.
+ */
+export function pairCondition(
+  words: readonly string[],
+  pairWords: ReadonlySet<string>,
+): string | null {
+  const held = [
+    ...new Set(
+      words
+        .flatMap((w) => (/^[\x00-\x7f]*$/.test(w) ? asciiTokens(w) : []))
+        .filter((t) => pairWords.has(t)),
+    ),
+  ].sort()
+  if (held.length < 2) return null
+  const pairs: [string, string][] = []
+  for (let i = 0; i + 1 < held.length; i += 2)
+    pairs.push([held[i] as string, held[i + 1] as string])
+  if (held.length % 2) pairs.push([held.at(-2) as string, held.at(-1) as string])
+  return pairs
+    .map(([a, b]) => `tags : (${phrase(pairTag(a, b))} OR ${phrase(ANY_PAIR)})`)
+    .join(' AND ')
 }
 
 const PREFIX_SQL = `SELECT term FROM search_prefixes WHERE prefix = ?
@@ -117,9 +176,6 @@ export const tag = {
   entityType: (e: string) => `et${e.toLowerCase()}`,
 }
 
-/** An FTS5 string literal: the text is a phrase, never syntax. */
-const phrase = (s: string) => `"${s.replaceAll('"', '""')}"`
-
 const HAS_TOKEN_CHAR = /[\p{L}\p{N}]/u
 
 /** Words of user text that carry at least one letter or digit (the others tokenize to nothing). */
@@ -168,7 +224,11 @@ export function toFtsQuery(text: string, expand: (prefix: string) => string[]): 
  * shortest word's postings (it grows with the census); checking the prefix on the names read
  * anyway costs nothing and matches every completion, not only the most frequent ones.
  */
-export function splitLastWord(text: string): { words: string; whole: string; last: string } | null {
+export function splitLastWord(
+  text: string,
+  /** the census file's pair words: each expression also gets its pairCondition */
+  pairWords: ReadonlySet<string> = new Set(),
+): { words: string; whole: string; last: string } | null {
   const words = queryWords(text)
   const last = words.pop()
   if (last === undefined || words.length === 0) return null
@@ -177,10 +237,15 @@ export function splitLastWord(text: string): { words: string; whole: string; las
     .filter(Boolean)
     .at(-1)
   if (final === undefined || !/^[a-z0-9]+$/.test(final)) return null
+  const all = (ws: string[]) => {
+    const pairs = pairCondition(ws, pairWords)
+    const expr = `{legal_name dba_name} : (${ws.map(phrase).join(' AND ')})`
+    return pairs ? `${pairs} AND ${expr}` : expr
+  }
   return {
-    words: `{legal_name dba_name} : (${words.map(phrase).join(' AND ')})`,
+    words: all(words),
     // the last word as a whole word: FTS5 intersects it cheaply, whatever its frequency
-    whole: `{legal_name dba_name} : (${[...words, last].map(phrase).join(' AND ')})`,
+    whole: all([...words, last]),
     last: normalizeName(last),
   }
 }

@@ -22,6 +22,7 @@ import {
   hasSearchIndex,
   nameCandidates,
   normalizeName,
+  pairWordsOf,
   tag,
   toFtsQuery,
   splitLastWord,
@@ -201,7 +202,7 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
   const filter = (expr: string) =>
     tags.length ? `${expr} AND tags : (${tags.join(' AND ')})` : expr
   // several words: FTS5 matches the whole words, the last word's prefix is checked here
-  const split = splitLastWord(p.q)
+  const split = splitLastWord(p.q, pairWordsOf(census))
   const lastOk = split
     ? (r: NameCandidate) =>
         ` ${normalizeName(r.legal_name ?? '')}`.includes(` ${split.last}`) ||

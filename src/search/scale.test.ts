@@ -13,7 +13,7 @@ import { findCensusRow, type CensusRow } from '../census/census.ts'
 import { entityTypes } from '../carriers/entity.ts'
 import { CarrierJson } from '../carriers/schema.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
-import { expandPrefix } from './fts.ts'
+import { expandPrefix, nameCandidates, pairWordsOf, splitLastWord } from './fts.ts'
 import { SearchResponse } from './page.ts'
 
 let ctx: TestContext
@@ -159,5 +159,36 @@ describe('entity type from precomputed census data', () => {
     expect(results.length).toBeGreaterThan(0)
     for (const r of results)
       expect([r.state, r.status, r.entity_type]).toEqual(['TX', 'active', 'carrier'])
+  })
+})
+
+describe('word pairs in the census file', () => {
+  test('the most common words are pair words; a several-word AND matches the same names with their pairs', () => {
+    const words = pairWordsOf(census())
+    expect(words.size).toBeGreaterThan(10)
+    expect(words.has('trucking')).toBe(true)
+    const names = census()
+      .db.prepare(
+        `SELECT legal_name FROM companies WHERE legal_name LIKE '% %' ORDER BY dot_number LIMIT 150`,
+      )
+      .all() as { legal_name: string }[]
+    const texts = [
+      ...names.map((r) => r.legal_name),
+      ...names.slice(0, 50).map((r) => `${r.legal_name.split(' ')[0] ?? ''} TRUCKING T`),
+    ]
+    let paired = 0
+    for (const text of texts) {
+      const plain = splitLastWord(text)
+      const withPairs = splitLastWord(text, words)
+      if (!plain || !withPairs) continue
+      if (withPairs.words !== plain.words) paired++
+      for (const status of [undefined, 'active', 'inactive'] as const) {
+        const ids = (e: string) =>
+          nameCandidates(census(), e, 5000, status).map((c) => c.dot_number)
+        expect(ids(withPairs.words), text).toEqual(ids(plain.words))
+        expect(ids(withPairs.whole), text).toEqual(ids(plain.whole))
+      }
+    }
+    expect(paired).toBeGreaterThan(50)
   })
 })
