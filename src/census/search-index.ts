@@ -56,20 +56,34 @@ export const asciiTokens = (s: string) =>
     .split(/[^a-z0-9]+/)
     .filter(Boolean)
 
-/** The pair tags of a name (legal and DBA together), space-separated ('' when it has none). */
+const TOKEN_SEPARATORS = /[^A-Za-z0-9]+/
+const UPPER = /^[A-Z0-9]*$/
+
+/**
+ * The pair tags of a name (legal and DBA together), space-separated ('' when it has none).
+ * `words`: the pair words in upper case.
+ */
 export function namePairTags(
   words: ReadonlySet<string>,
   legal: string | null,
   dba: string | null,
 ): string {
-  const text = `${legal ?? ''} ${dba ?? ''}`
+  const text = dba === null ? (legal ?? '') : `${legal ?? ''} ${dba}`
   if (NON_ASCII.test(text)) return ANY_PAIR
-  const held = [...new Set(asciiTokens(text).filter((t) => words.has(t)))]
-  if (held.length < 2) return ''
+  // 4.5 million names: split once, lower-case only the tokens that are not already upper case
+  let first: string | undefined
+  let held: string[] | undefined
+  for (const raw of text.split(TOKEN_SEPARATORS)) {
+    const t = UPPER.test(raw) ? raw : raw.toUpperCase()
+    if (!words.has(t) || t === first || held?.includes(t)) continue
+    if (first === undefined) first = t
+    else (held ??= [first]).push(t)
+  }
+  if (!held) return ''
   const tags: string[] = []
   for (let i = 0; i < held.length; i++)
     for (let j = i + 1; j < held.length; j++)
-      tags.push(pairTag(held[i] as string, held[j] as string))
+      tags.push(pairTag((held[i] as string).toLowerCase(), (held[j] as string).toLowerCase()))
   return tags.join(' ')
 }
 
@@ -164,7 +178,8 @@ export function buildSearchIndex(db: Sqlite): void {
     censusEntityType(classdef as string | null, units as number | null, dockets as string | null),
   )
   const words = pairWords(db)
-  const set = new Set(words)
+  // namePairTags matches upper-case tokens (census names are upper case)
+  const set = new Set(words.map((w) => w.toUpperCase()))
   db.function(PAIRS_FN, { deterministic: true }, (legal, dba) =>
     namePairTags(set, legal as string | null, dba as string | null),
   )

@@ -3,6 +3,7 @@ import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
 import { namePairTags, pairTag } from '../census/search-index.ts'
 import {
+  holdsPhrases,
   normalizeName,
   pairCondition,
   queryWords,
@@ -146,6 +147,8 @@ test('normalizeName folds accents, case and punctuation', () => {
 
 describe('word pairs: an extra condition that never changes the matches', () => {
   const pairWords = new Set(['smith', 'trucking', 'and', 'express', 'd', 'e'])
+  // the build matches upper-case tokens
+  const upper = (ws: Set<string>) => new Set([...ws].map((w) => w.toUpperCase()))
   const cond = (a: string, b: string) => `tags : ("${pairTag(a, b)}" OR "pwany")`
 
   test('a pair tag is the same whichever word comes first', () => {
@@ -154,15 +157,20 @@ describe('word pairs: an extra condition that never changes the matches', () => 
   })
 
   test('the tags of a name: every pair of the pair words it holds, legal and DBA together', () => {
-    expect(namePairTags(pairWords, 'SMITH TRUCKING LLC', null)).toBe(pairTag('smith', 'trucking'))
-    expect(namePairTags(pairWords, 'SMITH-SMITH INC', 'EXPRESS').split(' ').sort()).toEqual(
+    expect(namePairTags(upper(pairWords), 'SMITH TRUCKING LLC', null)).toBe(
+      pairTag('smith', 'trucking'),
+    )
+    expect(namePairTags(upper(pairWords), 'Smith trucking', null)).toBe(
+      pairTag('smith', 'trucking'),
+    )
+    expect(namePairTags(upper(pairWords), 'SMITH-SMITH INC', 'EXPRESS').split(' ').sort()).toEqual(
       [pairTag('smith', 'express')].sort(),
     )
-    expect(namePairTags(pairWords, 'D&E', 'AND TRUCKING').split(' ')).toHaveLength(6)
-    expect(namePairTags(pairWords, 'SMITH LLC', null)).toBe('')
-    expect(namePairTags(pairWords, null, null)).toBe('')
+    expect(namePairTags(upper(pairWords), 'D&E', 'AND TRUCKING').split(' ')).toHaveLength(6)
+    expect(namePairTags(upper(pairWords), 'SMITH LLC', null)).toBe('')
+    expect(namePairTags(upper(pairWords), null, null)).toBe('')
     // tokens only FTS5 knows exactly: every pair
-    expect(namePairTags(pairWords, 'SMÏTH TRUCKING', null)).toBe('pwany')
+    expect(namePairTags(upper(pairWords), 'SMÏTH TRUCKING', null)).toBe('pwany')
   })
 
   test('a query: disjoint pairs of its pair words (ASCII words only), or none', () => {
@@ -180,12 +188,36 @@ describe('word pairs: an extra condition that never changes the matches', () => 
   })
 
   test('splitLastWord adds the pairs of its words to each expression', () => {
+    const pair = cond('smith', 'trucking')
     expect(splitLastWord('SMITH TRUCKING EX', pairWords)).toEqual({
-      words: `${cond('smith', 'trucking')} AND ${COLS} : ("SMITH" AND "TRUCKING")`,
-      whole: `${cond('smith', 'trucking')} AND ${COLS} : ("SMITH" AND "TRUCKING" AND "EX")`,
+      words: {
+        match: `${pair} AND ${COLS} : ("SMITH" AND "TRUCKING")`,
+        staged: { match: pair, phrases: [['smith'], ['trucking']] },
+      },
+      whole: {
+        match: `${pair} AND ${COLS} : ("SMITH" AND "TRUCKING" AND "EX")`,
+        staged: { match: `${pair} AND ${COLS} : ("EX")`, phrases: [['smith'], ['trucking']] },
+      },
       last: 'EX',
     })
-    expect(splitLastWord('SMITH TRUCKING EX')?.words).toBe(`${COLS} : ("SMITH" AND "TRUCKING")`)
+    expect(splitLastWord('SMITH TRUCKING EX')?.words).toEqual({
+      match: `${COLS} : ("SMITH" AND "TRUCKING")`,
+      staged: null,
+    })
+    // a non-ASCII word: FTS5 alone (with the pairs of the ASCII words)
+    expect(splitLastWord('SMÏTH D&E TRUCKING X', pairWords)?.words.staged).toBeNull()
+    expect(splitLastWord('D&E TRUCKING X', pairWords)?.words.staged?.phrases).toEqual([
+      ['d', 'e'],
+      ['trucking'],
+    ])
+  })
+
+  test('holdsPhrases: each run of tokens in the legal or the DBA name; null beyond ASCII', () => {
+    expect(holdsPhrases([['d', 'e'], ['trucking']], 'D&E LLC', 'TRUCKING CO')).toBe(true)
+    expect(holdsPhrases([['d', 'e']], 'E&D LLC', null)).toBe(false)
+    expect(holdsPhrases([['d', 'e']], 'D LLC', 'E')).toBe(false)
+    expect(holdsPhrases([['smith']], 'SMITHS', null)).toBe(false)
+    expect(holdsPhrases([['smith']], 'SMÏTH', 'SMITH')).toBeNull()
   })
 
   test('on real FTS5: the same names match with and without the pair condition', () => {
@@ -215,13 +247,23 @@ describe('word pairs: an extra condition that never changes the matches', () => 
         fc.array(fc.tuple(word, fc.constantFrom('', '&', '-')), { minLength: 2, maxLength: 4 }),
         (names, qs) => {
           db.exec("INSERT INTO f(f) VALUES ('delete-all')")
-          names.forEach(([l, d], i) => insert.run(i + 1, l, d, namePairTags(words, l, d)))
+          names.forEach(([l, d], i) => insert.run(i + 1, l, d, namePairTags(upper(words), l, d)))
           const text = `${qs.map(([w, s]) => w + s).join(' ')} x`
           const plain = splitLastWord(text)
           const paired = splitLastWord(text, words)
           if (!plain || !paired) return
-          expect(ids(paired.words), paired.words).toEqual(ids(plain.words))
-          expect(ids(paired.whole), paired.whole).toEqual(ids(plain.whole))
+          for (const k of ['words', 'whole'] as const) {
+            const want = ids(plain[k].match)
+            expect(ids(paired[k].match), paired[k].match).toEqual(want)
+            // the staged read: the cheap stage, then the phrases on the names (FTS5 beyond ASCII)
+            const staged = paired[k].staged
+            if (!staged) continue
+            const kept = ids(staged.match).filter((r) => {
+              const [l, d] = names[r - 1] ?? [null, null]
+              return holdsPhrases(staged.phrases, l, d) ?? ids(paired[k].match).includes(r)
+            })
+            expect(kept, staged.match).toEqual(want)
+          }
         },
       ),
       { numRuns: 300 },

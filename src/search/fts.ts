@@ -132,7 +132,33 @@ const candidateSql = (t: Tier) => `WITH m AS MATERIALIZED (
   SELECT rowid AS r FROM ${t.table} WHERE ${t.table} MATCH ? LIMIT ?
 )
 SELECT c.dot_number, c.legal_name, c.dba_name FROM m JOIN companies c ON c.dot_number = m.r`
+// the same from a rowid on (staged reads), and one row's check
+const candidateAfterSql = (t: Tier) => `WITH m AS MATERIALIZED (
+  SELECT rowid AS r FROM ${t.table} WHERE ${t.table} MATCH ? AND rowid > ? LIMIT ?
+)
+SELECT c.dot_number, c.legal_name, c.dba_name FROM m JOIN companies c ON c.dot_number = m.r`
+const rowMatchSql = (t: Tier) => `SELECT 1 FROM ${t.table} WHERE ${t.table} MATCH ? AND rowid = ?`
 const candidateStmts = new WeakMap<ActiveDataset, Database.Statement[]>()
+interface StagedStatements {
+  after: Database.Statement
+  row: Database.Statement
+}
+const stagedStmts = new WeakMap<ActiveDataset, StagedStatements[]>()
+function stagedStatements(census: ActiveDataset): StagedStatements[] {
+  let s = stagedStmts.get(census)
+  if (!s) {
+    s = TIERS.map((t) => ({
+      after: census.db.prepare(candidateAfterSql(t)).raw(true),
+      row: census.db.prepare(rowMatchSql(t)).pluck(),
+    }))
+    stagedStmts.set(census, s)
+  }
+  return s
+}
+/** Rows a staged read checks per call before FTS5 reads the rest of the tier itself. */
+const STAGED_BUDGET = 1000
+const STAGED_CHUNK = 256
+type Row = [number, string | null, string | null]
 /** The tiers' candidate statements of one dataset version, prepared once, in raw (array) mode. */
 function candidateStatements(census: ActiveDataset): Database.Statement[] {
   let s = candidateStmts.get(census)
@@ -149,22 +175,46 @@ function candidateStatements(census: ActiveDataset): Database.Statement[] {
  */
 export function nameCandidates(
   census: ActiveDataset,
-  match: string,
+  match: string | WordsMatch,
   limit: number,
   status?: 'active' | 'inactive',
+  /** rows a staged read may check before FTS5 reads the rest itself */
+  budget = STAGED_BUDGET,
 ): NameCandidate[] {
   const out: NameCandidate[] = []
   const stmts = candidateStatements(census)
+  const expr = typeof match === 'string' ? match : match.match
+  const staged = typeof match === 'string' ? null : match.staged
   for (const [i, t] of TIERS.entries()) {
     if (out.length >= limit) break
     if (status && t.active !== (status === 'active')) continue
-    const rows = (stmts[i] as Database.Statement).all(match, limit - out.length) as [
-      number,
-      string | null,
-      string | null,
-    ][]
-    for (const [dot_number, legal_name, dba_name] of rows)
-      out.push({ dot_number, legal_name, dba_name, active: t.active })
+    const push = (rows: Row[]) => {
+      for (const [dot_number, legal_name, dba_name] of rows)
+        out.push({ dot_number, legal_name, dba_name, active: t.active })
+    }
+    if (!staged) {
+      push((stmts[i] as Database.Statement).all(expr, limit - out.length) as Row[])
+      continue
+    }
+    const s = stagedStatements(census)[i] as StagedStatements
+    let after = 0
+    for (;;) {
+      if (budget <= 0) {
+        // the cheap stage keeps few of its rows: FTS5 reads the rest of this tier
+        push(s.after.all(expr, after, limit - out.length) as Row[])
+        break
+      }
+      const rows = s.after.all(staged.match, after, STAGED_CHUNK) as Row[]
+      budget -= rows.length
+      for (const row of rows) {
+        const [dot, legal, dba] = row
+        after = dot
+        const ok = holdsPhrases(staged.phrases, legal, dba) ?? s.row.get(expr, dot) === 1
+        if (ok) push([row])
+        if (out.length >= limit) break
+      }
+      if (out.length >= limit || rows.length < STAGED_CHUNK) break
+    }
   }
   return out
 }
@@ -226,9 +276,9 @@ export function toFtsQuery(text: string, expand: (prefix: string) => string[]): 
  */
 export function splitLastWord(
   text: string,
-  /** the census file's pair words: each expression also gets its pairCondition */
+  /** the census file's pair words: each expression also gets its pairCondition, and a Staged form */
   pairWords: ReadonlySet<string> = new Set(),
-): { words: string; whole: string; last: string } | null {
+): { words: WordsMatch; whole: WordsMatch; last: string } | null {
   const words = queryWords(text)
   const last = words.pop()
   if (last === undefined || words.length === 0) return null
@@ -237,17 +287,78 @@ export function splitLastWord(
     .filter(Boolean)
     .at(-1)
   if (final === undefined || !/^[a-z0-9]+$/.test(final)) return null
-  const all = (ws: string[]) => {
-    const pairs = pairCondition(ws, pairWords)
-    const expr = `{legal_name dba_name} : (${ws.map(phrase).join(' AND ')})`
-    return pairs ? `${pairs} AND ${expr}` : expr
-  }
   return {
-    words: all(words),
+    words: wordsMatch(words, pairWords),
     // the last word as a whole word: FTS5 intersects it cheaply, whatever its frequency
-    whole: all([...words, last]),
+    whole: wordsMatch([...words, last], pairWords),
     last: normalizeName(last),
   }
+}
+
+/**
+ * An AND of several common words in two stages: FTS5 reads the names matching `match` (the pair
+ * tags and the words holding no pair word: short posting lists), the query layer keeps those
+ * whose legal or DBA name holds each of `phrases` (the words holding a pair word, as their runs of
+ * tokens). Together the same names as the words' FTS5 expression, without FTS5 seeking every
+ * common word's long posting list at each step of the intersection.
+ */
+export interface Staged {
+  match: string
+  phrases: string[][]
+}
+/** An AND of user words: the FTS5 expression, and its Staged form when it has one. */
+export interface WordsMatch {
+  match: string
+  staged: Staged | null
+}
+
+const ASCII = /^[\x00-\x7f]*$/
+const columns = (ws: readonly string[]) =>
+  `{legal_name dba_name} : (${ws.map(phrase).join(' AND ')})`
+
+/** The expression of an AND of words, with its pair condition, and its Staged form (ASCII words). */
+export function wordsMatch(ws: readonly string[], pairWords: ReadonlySet<string>): WordsMatch {
+  const pairs = pairCondition(ws, pairWords)
+  const expr = columns(ws)
+  if (!pairs) return { match: expr, staged: null }
+  const match = `${pairs} AND ${expr}`
+  if (!ws.every((w) => ASCII.test(w))) return { match, staged: null }
+  const common = ws.filter((w) => asciiTokens(w).some((t) => pairWords.has(t)))
+  const rare = ws.filter((w) => !asciiTokens(w).some((t) => pairWords.has(t)))
+  // one common word (D&E): FTS5 checks its phrase on the pair's postings as cheaply
+  if (common.length < 2) return { match, staged: null }
+  return {
+    match,
+    staged: {
+      match: rare.length ? `${pairs} AND ${columns(rare)}` : pairs,
+      phrases: common.map(asciiTokens),
+    },
+  }
+}
+
+const holdsRun = (tokens: readonly string[], run: readonly string[]) => {
+  for (let i = 0; i + run.length <= tokens.length; i++) {
+    let k = 0
+    while (k < run.length && tokens[i + k] === run[k]) k++
+    if (k === run.length) return true
+  }
+  return false
+}
+
+/**
+ * Whether a legal or DBA name holds each run of tokens (the FTS5 phrase match of
+ * `{legal_name dba_name} : ("a b" AND "c")`); null for a name with non-ASCII letters, whose
+ * tokens only FTS5 knows exactly.
+ */
+export function holdsPhrases(
+  phrases: readonly string[][],
+  legal: string | null,
+  dba: string | null,
+): boolean | null {
+  if (!ASCII.test(legal ?? '') || !ASCII.test(dba ?? '')) return null
+  const l = asciiTokens(legal ?? '')
+  const d = asciiTokens(dba ?? '')
+  return phrases.every((run) => holdsRun(l, run) || holdsRun(d, run))
 }
 
 /**

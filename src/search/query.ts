@@ -28,6 +28,7 @@ import {
   splitLastWord,
   toLeadingFtsQuery,
   type NameCandidate,
+  type WordsMatch,
 } from './fts.ts'
 
 export const MAX_LIMIT = 50
@@ -187,6 +188,21 @@ function nameMatches(census: ActiveDataset, p: SearchParams, depth: number): Ran
  * CANDIDATES, sorted by score. The list is the same whichever page asks, so cursors stay
  * consistent; block 2 is only read when a page reaches past block 1.
  */
+/** Names starting with q (toLeadingFtsQuery); several words: with their Staged form too. */
+function leadingMatch(
+  q: string,
+  expand: (prefix: string) => string[],
+  words: WordsMatch | null,
+): string | WordsMatch | null {
+  const match = toLeadingFtsQuery(q, expand, words?.match ?? null)
+  if (match === null || !words) return match
+  const staged = words.staged && toLeadingFtsQuery(q, expand, words.staged.match)
+  return {
+    match,
+    staged: staged ? { match: staged, phrases: words.staged?.phrases ?? [] } : null,
+  }
+}
+
 function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranked {
   const empty = { dots: new Int32Array(0), scores: new Float64Array(0), complete: true }
   const expand = (prefix: string) => expandPrefix(census, prefix)
@@ -201,6 +217,10 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
     .map((t) => `"${t}"`)
   const filter = (expr: string) =>
     tags.length ? `${expr} AND tags : (${tags.join(' AND ')})` : expr
+  const filterWords = (w: WordsMatch): WordsMatch => ({
+    match: filter(w.match),
+    staged: w.staged && { match: filter(w.staged.match), phrases: w.staged.phrases },
+  })
   // several words: FTS5 matches the whole words, the last word's prefix is checked here
   const split = splitLastWord(p.q, pairWordsOf(census))
   const lastOk = split
@@ -208,10 +228,10 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
         ` ${normalizeName(r.legal_name ?? '')}`.includes(` ${split.last}`) ||
         ` ${normalizeName(r.dba_name ?? '')}`.includes(` ${split.last}`)
     : () => true
-  const expr = filter(split ? split.words : match)
+  const expr = split ? filterWords(split.words) : filter(match)
   // reads from FTS5 for `want` matches (several words: a bounded multiple, then the check)
   let exhausted = false
-  const read = (e: string, want: number, main = false) => {
+  const read = (e: string | WordsMatch, want: number, main = false) => {
     // several words: block 1 reads a multiple of what it keeps; block 2 at most CANDIDATES rows
     const limit = split ? Math.min(want * SPLIT_READ, CANDIDATES) : want
     const rows = nameCandidates(census, e, limit, p.status)
@@ -229,11 +249,13 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
       .filter((r) => !seen.has(r.dot_number) && (seen.add(r.dot_number), true))
       .map((r, i) => ({ r, i, score: scoreCandidate(qNorm, r.legal_name, r.dba_name, r.active) }))
       .sort((a, b) => b.score - a.score || a.i - b.i)
-  const leading = toLeadingFtsQuery(p.q, expand, split ? split.words : null)
+  const leading = leadingMatch(p.q, expand, split?.words ?? null)
   const head = read(expr, FIRST_BLOCK, true)
   const first = rank([
-    ...(leading ? read(filter(leading), LEADING) : []),
-    ...(split ? nameCandidates(census, filter(split.whole), FIRST_BLOCK, p.status) : []),
+    ...(leading
+      ? read(typeof leading === 'string' ? filter(leading) : filterWords(leading), LEADING)
+      : []),
+    ...(split ? nameCandidates(census, filterWords(split.whole), FIRST_BLOCK, p.status) : []),
     ...head,
   ])
   let list = first

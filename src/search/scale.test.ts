@@ -13,7 +13,7 @@ import { findCensusRow, type CensusRow } from '../census/census.ts'
 import { entityTypes } from '../carriers/entity.ts'
 import { CarrierJson } from '../carriers/schema.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
-import { expandPrefix, nameCandidates, pairWordsOf, splitLastWord } from './fts.ts'
+import { expandPrefix, nameCandidates, pairWordsOf, splitLastWord, type WordsMatch } from './fts.ts'
 import { SearchResponse } from './page.ts'
 
 let ctx: TestContext
@@ -177,18 +177,30 @@ describe('word pairs in the census file', () => {
       ...names.slice(0, 50).map((r) => `${r.legal_name.split(' ')[0] ?? ''} TRUCKING T`),
     ]
     let paired = 0
+    let staged = 0
     for (const text of texts) {
       const plain = splitLastWord(text)
       const withPairs = splitLastWord(text, words)
       if (!plain || !withPairs) continue
-      if (withPairs.words !== plain.words) paired++
-      for (const status of [undefined, 'active', 'inactive'] as const) {
-        const ids = (e: string) =>
-          nameCandidates(census(), e, 5000, status).map((c) => c.dot_number)
-        expect(ids(withPairs.words), text).toEqual(ids(plain.words))
-        expect(ids(withPairs.whole), text).toEqual(ids(plain.whole))
-      }
+      if (withPairs.words.match !== plain.words.match) paired++
+      if (withPairs.words.staged) staged++
+      for (const status of [undefined, 'active', 'inactive'] as const)
+        for (const [limit, budget] of [
+          [5000, undefined],
+          [20, undefined],
+          [300, 40],
+          [5000, 1],
+        ] as const)
+          for (const k of ['words', 'whole'] as const) {
+            const ids = (e: string | WordsMatch) =>
+              nameCandidates(census(), e, limit, status, budget).map((c) => c.dot_number)
+            const want = ids(plain[k])
+            // FTS5 with the pair tags, then the staged read (its budget spent or not)
+            expect(ids(withPairs[k].match), text).toEqual(want)
+            expect(ids(withPairs[k]), text).toEqual(want)
+          }
     }
     expect(paired).toBeGreaterThan(50)
+    expect(staged).toBeGreaterThan(50)
   })
 })
