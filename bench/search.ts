@@ -218,7 +218,7 @@ for (const [kind, make] of Object.entries(kinds)) {
     const t = await time(qs)
     ms.push(t)
     ;(cpu[kind] ??= []).push(lastCpu)
-    slowest.push([t, `${kind}: ${decodeURIComponent(qs)}`])
+    slowest.push([t, `${kind}: ${decodeURIComponent(qs)}  (cpu ${lastCpu.toFixed(2)})`])
   }
   if (!wanted(kind)) continue
   ms.sort((a, b) => a - b)

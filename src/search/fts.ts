@@ -16,6 +16,12 @@
  * - State, country and entity-type filters are tokens of a `tags` column computed at build time,
  *   intersected inside FTS5; the status filter picks tiers. So a filtered page is as cheap as an
  *   unfiltered one and never needs per-candidate checks.
+ * - An AND of several common words (each in hundreds of thousands of names) costs FTS5 a walk over
+ *   their whole posting lists when few names hold them all, LIMIT or not, because it seeks every
+ *   list at each step. Such a query also ANDs the tag of pairs of its common words (pairCondition,
+ *   tags built by census/search-index.ts), and is read in two stages (Staged): FTS5 reads the pair
+ *   tags and the rarer words only, and the common words are checked on the names read. Both only
+ *   narrow what FTS5 reads: the matches and their order are those of the plain expression.
  * The query layer then scores that bounded candidate set (query.ts).
  */
 import {
