@@ -1,18 +1,24 @@
 /**
- * Baseline for the lookup bench: a bare node:http server reading the same companies row from the
- * same dataset file, with no auth, metering or record assembly.
+ * Baseline for the lookup bench (issue 17): a bare node:http server that reads the same companies
+ * row from the same dataset file per request and answers a prebuilt body of the same size as the
+ * API's record, with no auth, metering, record assembly or JSON serialisation.
+ *
+ *   tsx bench/bare-server.ts DATASET_FILE PORT [BODY_BYTES]
  */
 import { createServer } from 'node:http'
 import Database from 'better-sqlite3'
 
-const [dbPath, port] = process.argv.slice(2)
-if (!dbPath || !port) throw new Error('usage: bare-server DATASET_FILE PORT')
+const [dbPath, port, bytes] = process.argv.slice(2)
+if (!dbPath || !port) throw new Error('usage: bare-server DATASET_FILE PORT [BODY_BYTES]')
 const db = new Database(dbPath, { readonly: true })
 db.pragma('mmap_size = 268435456')
 const stmt = db.prepare('SELECT * FROM companies WHERE dot_number = ?')
+const size = Number(bytes ?? 12_000)
+const body = Buffer.from(JSON.stringify({ pad: 'x'.repeat(Math.max(0, size - 10)) }))
+const missing = Buffer.from('{"status":404}')
 createServer((req, res) => {
   const dot = Number(/^\/v1\/carrier\/(\d{1,8})$/.exec(req.url ?? '')?.[1])
-  const row = dot ? stmt.get(dot) : undefined
+  const row: unknown = dot ? stmt.get(dot) : undefined
   res.writeHead(row ? 200 : 404, { 'content-type': 'application/json' })
-  res.end(JSON.stringify(row ?? { status: 404 }))
-}).listen(Number(port), '127.0.0.1', () => process.stdout.write('ready\n'))
+  res.end(row ? body : missing)
+}).listen(Number(port), '127.0.0.1', () => process.stdout.write(`ready ${body.length}\n`))

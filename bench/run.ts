@@ -5,7 +5,7 @@
  * Servers and load generators are separate processes on 127.0.0.1; every run stops by itself.
  */
 import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { isAbsolute, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -183,6 +183,28 @@ function cli(dataDir: string, ...argv: string[]): string {
 
 const randomDot = () => FIRST_DOT + Math.floor(Math.random() * censusRows)
 
+/** Reads files end to end (into the OS page cache) and says how much and how long. */
+async function readWhole(paths: string[]): Promise<{ gb: number; seconds: number }> {
+  const started = performance.now()
+  let bytes = 0
+  for (const p of paths)
+    for await (const chunk of createReadStream(p, { highWaterMark: 1 << 20 }))
+      bytes += (chunk as Buffer).length
+  return { gb: bytes / 1e9, seconds: (performance.now() - started) / 1000 }
+}
+
+/** Mean size of the API's record body over 50 random found USDOTs. */
+async function averageRecordBytes(url: string, headers: Record<string, string>): Promise<number> {
+  const sizes: number[] = []
+  for (let tries = 0; sizes.length < 50 && tries < 500; tries++) {
+    const res = await fetch(`${url}/v1/carrier/${randomDot()}`, { headers })
+    const body = await res.arrayBuffer()
+    if (res.status === 200) sizes.push(body.byteLength)
+  }
+  if (sizes.length === 0) throw new Error('no record found for the body size')
+  return Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length)
+}
+
 /** An account, a live key and a server over a data directory (request logs on, as in production). */
 async function startApi(dataDir: string) {
   const id = JSON.parse(
@@ -273,25 +295,40 @@ async function main() {
   const { server, url, auth } = await startApi(dataDir)
   const barePort = await freePort()
   const appDb = new Database(join(dataDir, 'app.db'), { readonly: true })
-  const storedPath = (
+  // stored relative to the data directory
+  const activeFiles = (
     appDb
       .prepare(
-        "SELECT path FROM dataset_versions WHERE dataset = 'census' AND channel = 'live' AND status = 'active'",
+        "SELECT dataset, path FROM dataset_versions WHERE channel = 'live' AND status = 'active'",
       )
-      .get() as { path: string }
-  ).path
-  // stored relative to the data directory
-  const censusFile = isAbsolute(storedPath) ? storedPath : join(dataDir, storedPath)
+      .all() as { dataset: string; path: string }[]
+  ).map((r) => ({ ...r, path: isAbsolute(r.path) ? r.path : join(dataDir, r.path) }))
   appDb.close()
+  const censusFile = activeFiles.find((f) => f.dataset === 'census')?.path
+  if (!censusFile) throw new Error('no active census file')
+  // the bare server answers a prebuilt body as large as the API's average record
+  const bodyBytes = await averageRecordBytes(url, auth)
   const bare = await startChild(
-    [...tsx, 'bench/bare-server.ts', censusFile, String(barePort)],
+    [...tsx, 'bench/bare-server.ts', censusFile, String(barePort), String(bodyBytes)],
     {},
     /ready/,
   )
+  log(`record body: ${fmt(bodyBytes)} bytes on average (the bare server answers as many)`)
   const lookups = { paths: () => `/v1/carrier/${randomDot()}`, headers: auth }
   try {
     log(`serving RSS at start: ${rssNowMb(server.pid)} MB`)
     await load(url, lookups, 1) // warm-up
+    // first as the page cache was left (a cold start: on a VM that reclaims idle page-cache
+    // pages, many dataset pages come from the disk), then with every active dataset file read
+    // once, as the page cache of a server that has been answering for a while holds them
+    const cold = await load(url, lookups)
+    log(
+      `lookup GET /v1/carrier/{dot}, page cache as found: ${fmt(cold.rps)} req/s, p50 ${cold.p50} ms, p99 ${cold.p99} ms, errors ${cold.errors}`,
+    )
+    const warmed = await readWhole(activeFiles.map((f) => f.path))
+    log(
+      `read the active dataset files once (${warmed.gb.toFixed(1)} GB in ${warmed.seconds.toFixed(0)} s)`,
+    )
     const api = await load(url, lookups)
     const base = await load(`http://127.0.0.1:${barePort}`, {
       paths: () => `/v1/carrier/${randomDot()}`,

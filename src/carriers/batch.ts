@@ -5,6 +5,7 @@
  * capped plan refuses the items past its cap with 429 in their slot) and shaped (cross-checks run
  * in parallel). No HTTP here: the route parses the envelope and maps the result.
  */
+import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import { DATASET_NAMES } from '../db/names.ts'
 import type { Deps } from '../deps.ts'
@@ -21,7 +22,7 @@ import {
   type Identifier,
   type IdentifierMatch,
 } from './docket.ts'
-import { toMetaJson } from './json.ts'
+import { carrierJsonText, toMetaJson } from './json.ts'
 import { meterCall, notFoundForDot, recordReader, refuseCall, shapeMetered } from './lookup.ts'
 import type { CompanyRecord } from './record.ts'
 import { CarrierJson, MetaJson } from './schema.ts'
@@ -377,4 +378,27 @@ export async function verifyBatch(
       },
     },
   }
+}
+
+/**
+ * `JSON.stringify(body)` for a batch answer, each found record written by carrierJsonText (its
+ * dataset blocks serialised once per cached record): the envelope is serialised with a
+ * placeholder per record, a string no input can contain (a random UUID per answer), which is
+ * then replaced by the record's text.
+ */
+export function verifyResponseText(body: VerifyResponse): string {
+  const mark = randomUUID()
+  const texts: string[] = []
+  const envelope = {
+    ...body,
+    results: body.results.map((r) =>
+      r.status === 200
+        ? { ...r, record: `${mark}:${texts.push(carrierJsonText(r.record)) - 1}` }
+        : r,
+    ),
+  }
+  return JSON.stringify(envelope).replace(
+    new RegExp(`"${mark}:(\\d+)"`, 'g'),
+    (_, i: string) => texts[Number(i)] ?? 'null',
+  )
 }

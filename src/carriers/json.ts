@@ -48,3 +48,76 @@ export function toCarrierJson(
     meta: toMetaJson(r, m),
   }
 }
+
+/** The blocks of a record JSON that come from the datasets alone (the record cache shares them). */
+type DataBlocks = Pick<
+  CarrierJson,
+  | 'dot_number'
+  | 'mc_number'
+  | 'legal_name'
+  | 'dba_name'
+  | 'entity_type'
+  | 'identity'
+  | 'contact'
+  | 'authority'
+  | 'insurance'
+  | 'fleet'
+  | 'safety'
+>
+
+interface DataText {
+  blocks: DataBlocks
+  /** the blocks serialised, without the enclosing braces */
+  text: string
+}
+
+/** Serialised data blocks per `identity` object: a cached record's blocks are written once. */
+const dataTexts = new WeakMap<object, DataText>()
+/** Serialised Trust Scores: a cached record's score is one object while its inputs hold. */
+const trustTexts = new WeakMap<object, string>()
+
+const sameBlocks = (a: DataBlocks, b: DataBlocks) =>
+  a.dot_number === b.dot_number &&
+  a.mc_number === b.mc_number &&
+  a.legal_name === b.legal_name &&
+  a.dba_name === b.dba_name &&
+  a.entity_type === b.entity_type &&
+  a.identity === b.identity &&
+  a.contact === b.contact &&
+  a.authority === b.authority &&
+  a.insurance === b.insurance &&
+  a.fleet === b.fleet &&
+  a.safety === b.safety
+
+/**
+ * `JSON.stringify(json)` for a record from toCarrierJson, with its dataset blocks (identity to
+ * safety, about 70 % of the text) serialised once per cached record instead of on every answer:
+ * the blocks of a record-cache hit are the same objects, so their text is reused when every one
+ * of them is. The Trust Score's text is kept per score object (getCompanyRecord reuses a cached
+ * record's score while its inputs hold); reviews, cross-check and meta are serialised per call.
+ */
+export function carrierJsonText(json: CarrierJson): string {
+  const blocks: DataBlocks = {
+    dot_number: json.dot_number,
+    mc_number: json.mc_number,
+    legal_name: json.legal_name,
+    dba_name: json.dba_name,
+    entity_type: json.entity_type,
+    identity: json.identity,
+    contact: json.contact,
+    authority: json.authority,
+    insurance: json.insurance,
+    fleet: json.fleet,
+    safety: json.safety,
+  }
+  let memo = dataTexts.get(json.identity)
+  if (!memo || !sameBlocks(memo.blocks, blocks)) {
+    memo = { blocks, text: JSON.stringify(blocks).slice(1, -1) }
+    dataTexts.set(json.identity, memo)
+  }
+  const crosscheck =
+    json.crosscheck === undefined ? '' : `,"crosscheck":${JSON.stringify(json.crosscheck)}`
+  let trust = trustTexts.get(json.trust)
+  if (trust === undefined) trustTexts.set(json.trust, (trust = JSON.stringify(json.trust)))
+  return `{${memo.text},"trust":${trust},"reviews":${JSON.stringify(json.reviews)}${crosscheck},"meta":${JSON.stringify(json.meta)}}`
+}

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { addReview, reviewInput } from '../reviews/reviews.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { findRecord } from './lookup.ts'
+import { getCompanyRecord } from './record.ts'
 import { cachedPerView } from './record-cache.ts'
 import type { Caller } from '../keys/keys.ts'
 import type { DataView } from '../db/datasets.ts'
@@ -74,4 +75,24 @@ test('least recently used entries go first, at the configured capacity', () => {
   expect(read('a').hit).toBe(true)
   expect(read('b')).toEqual({ value: 4, hit: false })
   expect(cachedPerView(view, 'z', 0, () => 'off')).toEqual({ value: 'off', hit: false })
+})
+
+test("a cached record's Trust Score follows the freshness verdict it is read with", () => {
+  const dot = 1000001
+  const recordDeps = (ctx: TestContext, reasons: string[]) => ({
+    db: ctx.deps.db,
+    today: '2026-11-16',
+    now: ctx.clock().getTime(),
+    maxAgeHours: ctx.deps.config.sync.maxAgeHours,
+    cacheEntries: ctx.deps.config.records.cacheEntries,
+    dataReasons: reasons,
+  })
+  const read = (ctx: TestContext, reasons: string[]) =>
+    getCompanyRecord(recordDeps(ctx, reasons), ctx.deps.datasets.view('test'), dot)?.trust
+  const fresh = read(cached, [])
+  const stale = read(cached, ['dataset_stale:census'])
+  expect(fresh?.trust_verified).toBe(true)
+  expect(stale?.trust_verified).toBe(false)
+  expect(stale).toEqual(read(uncached, ['dataset_stale:census']))
+  expect(read(cached, [])).toEqual(fresh)
 })

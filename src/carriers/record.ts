@@ -14,6 +14,7 @@ import * as N from '../ingest/normalize.ts'
 import type { CrosscheckInput } from '../crosscheck/compare.ts'
 import type { TrustInput } from '../trust/input.ts'
 import { computeTrust } from '../trust/score.ts'
+import type { TrustJson } from '../trust/schema.ts'
 import { contactSignals, type ContactSignals } from '../trust/signals.ts'
 import { cachedPerView } from './record-cache.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
@@ -165,14 +166,28 @@ export function getCompanyRecord(
   }
   // the record is assembled: score it from its own input
   const reasons = deps.dataReasons ? [...deps.dataReasons] : dataReasons(deps, view)
-  record.trust = computeTrust(trustInputOf(record), {
-    today: deps.today,
-    fresh: reasons.length === 0,
-    dataReasons: reasons,
-    contacts,
-  })
+  // computeTrust is pure: a cached record's score is reused while the day, the freshness
+  // verdict and the reviews block are the ones it was computed with
+  const key = `${deps.today}|${reasons.join(',')}|${JSON.stringify(record.reviews)}`
+  let memo = trustMemo.get(data)
+  if (memo?.key !== key) {
+    memo = {
+      key,
+      trust: computeTrust(trustInputOf(record), {
+        today: deps.today,
+        fresh: reasons.length === 0,
+        dataReasons: reasons,
+        contacts,
+      }),
+    }
+    trustMemo.set(data, memo)
+  }
+  record.trust = memo.trust
   return record
 }
+
+/** The Trust Score last computed over a record's data, with what else it was computed from. */
+const trustMemo = new WeakMap<RecordData, { key: string; trust: TrustJson }>()
 
 /** The dataset part of a record (every block but reviews and trust), or null when none knows it. */
 function recordData(

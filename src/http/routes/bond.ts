@@ -38,5 +38,5 @@ const doc: RouteDoc = {
 
 export const bondEndpoint: Endpoint = {
   docs: [doc],
-  routes: (deps) => dotLookupRoutes(deps, doc, toBondResponseJson),
+  routes: (deps) => dotLookupRoutes(deps, doc, (json) => JSON.stringify(toBondResponseJson(json))),
 }

@@ -1,4 +1,5 @@
 /** GET /v1/carrier/{dot} — the verification record by USDOT number. */
+import { carrierJsonText } from '../../carriers/json.ts'
 import { CarrierJson } from '../../carriers/schema.ts'
 import type { RouteDoc } from '../openapi.ts'
 import { dotLookupRoutes } from './dot-lookup.ts'
@@ -38,5 +39,5 @@ const doc: RouteDoc = {
 
 export const carrierEndpoint: Endpoint = {
   docs: [doc],
-  routes: (deps) => dotLookupRoutes(deps, doc, (json) => json),
+  routes: (deps) => dotLookupRoutes(deps, doc, carrierJsonText),
 }

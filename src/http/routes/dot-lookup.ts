@@ -19,12 +19,13 @@ import { CrosscheckQuery } from './params.ts'
 
 /**
  * GET <doc.path> — a record found by USDOT number, billed once when found (a 404 is not billed),
- * and shaped by `shape`; the parent path with and without a slash answers 400 invalid_dot.
+ * answered as the JSON text `text` makes of it; the parent path with and without a slash answers
+ * 400 invalid_dot.
  */
 export function dotLookupRoutes(
   deps: Deps,
   doc: RouteDoc,
-  shape: (json: CarrierJson) => unknown,
+  text: (json: CarrierJson) => string,
 ): Hono<AppEnv> {
   const path = honoPath(doc)
   const parent = path.replace(/\/:dot$/, '')
@@ -40,7 +41,16 @@ export function dotLookupRoutes(
       const caller = c.get('caller')
       const record = findRecord(deps, caller, dot)
       if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
-      const { json, usage } = await billAndShape(deps, caller, record, c.get('requestId'), crosscheck)
-      return c.json(shape(json), 200, rateLimitHeaders(usage, deps.clock()))
+      const { json, usage } = await billAndShape(
+        deps,
+        caller,
+        record,
+        c.get('requestId'),
+        crosscheck,
+      )
+      return c.body(text(json), 200, {
+        'Content-Type': 'application/json',
+        ...rateLimitHeaders(usage, deps.clock()),
+      })
     })
 }

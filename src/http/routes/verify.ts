@@ -7,6 +7,7 @@ import {
   VerifyCompany,
   VerifyResponse,
   verifyBatch,
+  verifyResponseText,
 } from '../../carriers/batch.ts'
 import { rateLimitHeaders } from '../../keys/usage.ts'
 import type { AppEnv } from '../env.ts'
@@ -97,6 +98,9 @@ export const verifyEndpoint: Endpoint = {
         crosscheck,
         requestId: c.get('requestId'),
       })
-      return c.json(body, 200, rateLimitHeaders(usage, deps.clock()))
+      return c.body(verifyResponseText(body), 200, {
+        'Content-Type': 'application/json',
+        ...rateLimitHeaders(usage, deps.clock()),
+      })
     }),
 }
