@@ -48,7 +48,7 @@ export const pairTag = (a: string, b: string) =>
 /** The tag of a name whose tokens only FTS5 knows exactly (non-ASCII): it has every pair. */
 export const ANY_PAIR = 'pwany'
 
-const NON_ASCII = /[^\x00-\x7f]/
+const NON_ASCII = /\P{ASCII}/u
 /** The FTS5 (unicode61) tokens of ASCII text: runs of letters and digits, lower case. */
 export const asciiTokens = (s: string) =>
   s

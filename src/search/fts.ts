@@ -67,6 +67,8 @@ export function hasSearchIndex(census: ActiveDataset): boolean {
 /** An FTS5 string literal: the text is a phrase, never syntax. */
 const phrase = (s: string) => `"${s.replaceAll('"', '""')}"`
 
+const ASCII = /^\p{ASCII}*$/u
+
 const pairWordSets = new WeakMap<ActiveDataset, ReadonlySet<string>>()
 /** The census file's pair words (census/search-index.ts); none in a file built without them. */
 export function pairWordsOf(census: ActiveDataset): ReadonlySet<string> {
@@ -99,9 +101,7 @@ export function pairCondition(
 ): string | null {
   const held = [
     ...new Set(
-      words
-        .flatMap((w) => (/^[\x00-\x7f]*$/.test(w) ? asciiTokens(w) : []))
-        .filter((t) => pairWords.has(t)),
+      words.flatMap((w) => (ASCII.test(w) ? asciiTokens(w) : [])).filter((t) => pairWords.has(t)),
     ),
   ].sort()
   if (held.length < 2) return null
@@ -318,7 +318,6 @@ export interface WordsMatch {
   staged: Staged | null
 }
 
-const ASCII = /^[\x00-\x7f]*$/
 const columns = (ws: readonly string[]) =>
   `{legal_name dba_name} : (${ws.map(phrase).join(' AND ')})`
 
