@@ -35,6 +35,7 @@ import {
   type Tier,
 } from '../census/search-index.ts'
 import type Database from 'better-sqlite3'
+import { censusEntityType } from '../census/entity.ts'
 import type { ActiveDataset } from '../db/datasets.ts'
 
 /** Most words of a query that reach FTS5. */
@@ -142,7 +143,8 @@ SELECT c.dot_number, c.legal_name, c.dba_name FROM m JOIN companies c ON c.dot_n
 const candidateAfterSql = (t: Tier) => `WITH m AS MATERIALIZED (
   SELECT rowid AS r FROM ${t.table} WHERE ${t.table} MATCH ? AND rowid > ? LIMIT ?
 )
-SELECT c.dot_number, c.legal_name, c.dba_name FROM m JOIN companies c ON c.dot_number = m.r`
+SELECT c.dot_number, c.legal_name, c.dba_name, c.classdef, c.power_units, c.dockets, c.phy_country
+FROM m JOIN companies c ON c.dot_number = m.r`
 const rowMatchSql = (t: Tier) => `SELECT 1 FROM ${t.table} WHERE ${t.table} MATCH ? AND rowid = ?`
 const candidateStmts = new WeakMap<ActiveDataset, Database.Statement[]>()
 interface StagedStatements {
@@ -165,6 +167,24 @@ function stagedStatements(census: ActiveDataset): StagedStatements[] {
 const STAGED_BUDGET = 1000
 const STAGED_CHUNK = 256
 type Row = [number, string | null, string | null]
+type StagedRow = [
+  number,
+  string | null,
+  string | null,
+  string | null,
+  number | null,
+  string | null,
+  string | null,
+]
+const TWO_LETTERS = /^[A-Za-z]{2}$/
+/** The row filters of a Staged read: the same test as the build's `et` and `ct` tags. */
+function passesRowFilters(s: Staged, r: StagedRow): boolean {
+  const [, , , classdef, units, dockets, country] = r
+  if (s.entityType && censusEntityType(classdef, units, dockets) !== s.entityType) return false
+  if (s.country && !(country && TWO_LETTERS.test(country) && country.toLowerCase() === s.country))
+    return false
+  return true
+}
 /** The tiers' candidate statements of one dataset version, prepared once, in raw (array) mode. */
 function candidateStatements(census: ActiveDataset): Database.Statement[] {
   let s = candidateStmts.get(census)
@@ -210,13 +230,16 @@ export function nameCandidates(
         push(s.after.all(expr, after, limit - out.length) as Row[])
         break
       }
-      const rows = s.after.all(staged.match, after, STAGED_CHUNK) as Row[]
+      const rows = s.after.all(staged.match, after, STAGED_CHUNK) as StagedRow[]
       budget -= rows.length
       for (const row of rows) {
         const [dot, legal, dba] = row
         after = dot
-        const ok = holdsPhrases(staged.phrases, legal, dba) ?? s.row.get(expr, dot) === 1
-        if (ok) push([row])
+        const ok =
+          passesRowFilters(staged, row) &&
+          (staged.phrases.length === 0 ||
+            (holdsPhrases(staged.phrases, legal, dba) ?? s.row.get(expr, dot) === 1))
+        if (ok) push([[dot, legal, dba]])
         if (out.length >= limit) break
       }
       if (out.length >= limit || rows.length < STAGED_CHUNK) break
@@ -311,6 +334,13 @@ export function splitLastWord(
 export interface Staged {
   match: string
   phrases: string[][]
+  /**
+   * Filters checked on the rows read instead of by their tags in `match` (a tag in most names,
+   * like `etcarrier`, makes FTS5 seek its long list at every step): the census-only entity type
+   * (census/entity.ts, as the build computed the tag), and the country in lower case.
+   */
+  entityType?: string
+  country?: string
 }
 /** An AND of user words: the FTS5 expression, and its Staged form when it has one. */
 export interface WordsMatch {
@@ -328,8 +358,10 @@ export function wordsMatch(ws: readonly string[], pairWords: ReadonlySet<string>
   if (!pairs) return { match: expr, staged: null }
   const match = `${pairs} AND ${expr}`
   if (!ws.every((w) => ASCII.test(w))) return { match, staged: null }
-  const common = ws.filter((w) => asciiTokens(w).some((t) => pairWords.has(t)))
-  const rare = ws.filter((w) => !asciiTokens(w).some((t) => pairWords.has(t)))
+  // a word is common when all its tokens are pair words (A-1: its `1` drives FTS5 better)
+  const isCommon = (w: string) => asciiTokens(w).every((t) => pairWords.has(t))
+  const common = ws.filter(isCommon)
+  const rare = ws.filter((w) => !isCommon(w))
   // one common word (D&E): FTS5 checks its phrase on the pair's postings as cheaply
   if (common.length < 2) return { match, staged: null }
   return {

@@ -208,19 +208,36 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
   const expand = (prefix: string) => expandPrefix(census, prefix)
   const match = toFtsQuery(p.q, expand)
   if (match === null) return empty
-  const tags = [
-    p.state ? tag.state(p.state) : null,
-    p.country ? tag.country(p.country) : null,
-    p.entity_type ? tag.entityType(p.entity_type) : null,
-  ]
-    .filter((t): t is string => t !== null)
-    .map((t) => `"${t}"`)
-  const filter = (expr: string) =>
+  // filters that most names pass (carrier, US) are checked on the rows read (a Staged read): their
+  // tags' long posting lists would make FTS5 seek them at every step of an intersection
+  const rowEntity = p.entity_type === 'carrier' ? { entityType: p.entity_type } : {}
+  const rowCountry = p.country === 'US' ? { country: 'us' } : {}
+  const rowChecked = 'entityType' in rowEntity || 'country' in rowCountry
+  const tagsOf = (all: boolean) =>
+    [
+      p.state ? tag.state(p.state) : null,
+      p.country && (all || !('country' in rowCountry)) ? tag.country(p.country) : null,
+      p.entity_type && (all || !('entityType' in rowEntity)) ? tag.entityType(p.entity_type) : null,
+    ]
+      .filter((t): t is string => t !== null)
+      .map((t) => `"${t}"`)
+  const withTags = (tags: string[]) => (expr: string) =>
     tags.length ? `${expr} AND tags : (${tags.join(' AND ')})` : expr
-  const filterWords = (w: WordsMatch): WordsMatch => ({
-    match: filter(w.match),
-    staged: w.staged && { match: filter(w.staged.match), phrases: w.staged.phrases },
-  })
+  const filter = withTags(tagsOf(true))
+  const cheapFilter = withTags(tagsOf(false))
+  const filterWords = (w: string | WordsMatch): WordsMatch => {
+    const words = typeof w === 'string' ? { match: w, staged: null } : w
+    const staged = words.staged ?? (rowChecked ? { match: words.match, phrases: [] } : null)
+    return {
+      match: filter(words.match),
+      staged: staged && {
+        match: cheapFilter(staged.match),
+        phrases: staged.phrases,
+        ...rowEntity,
+        ...rowCountry,
+      },
+    }
+  }
   // several words: FTS5 matches the whole words, the last word's prefix is checked here
   const split = splitLastWord(p.q, pairWordsOf(census))
   const lastOk = split
@@ -228,7 +245,7 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
         ` ${normalizeName(r.legal_name ?? '')}`.includes(` ${split.last}`) ||
         ` ${normalizeName(r.dba_name ?? '')}`.includes(` ${split.last}`)
     : () => true
-  const expr = split ? filterWords(split.words) : filter(match)
+  const expr = filterWords(split ? split.words : match)
   // reads from FTS5 for `want` matches (several words: a bounded multiple, then the check)
   let exhausted = false
   const read = (e: string | WordsMatch, want: number, main = false) => {
@@ -252,9 +269,7 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
   const leading = leadingMatch(p.q, expand, split?.words ?? null)
   const head = read(expr, FIRST_BLOCK, true)
   const first = rank([
-    ...(leading
-      ? read(typeof leading === 'string' ? filter(leading) : filterWords(leading), LEADING)
-      : []),
+    ...(leading ? read(filterWords(leading), LEADING) : []),
     ...(split ? nameCandidates(census, filterWords(split.whole), FIRST_BLOCK, p.status) : []),
     ...head,
   ])

@@ -204,3 +204,64 @@ describe('word pairs in the census file', () => {
     expect(staged).toBeGreaterThan(50)
   })
 })
+
+describe('filters most names pass, checked on the rows read', () => {
+  const cols = (ws: string[]) =>
+    `{legal_name dba_name} : (${ws.map((w) => `"${w}"`).join(' AND ')})`
+  test.each([
+    [['TRUCKING'], 'carrier', 'us', null],
+    [['CO'], 'carrier', null, 'sttx'],
+    [['SMITH', 'TRUCKING'], null, 'us', null],
+    [['A'], 'carrier', 'us', 'sttx'],
+    [['EXPRESS'], 'private', null, null],
+  ] as const)(
+    '%s entity %s country %s %s: the same names as the tags inside FTS5',
+    (ws, entityType, country, state) => {
+      const tags = [
+        entityType && `"et${entityType}"`,
+        country && `"ct${country}"`,
+        state && `"${state}"`,
+      ].filter(Boolean)
+      const cheap = state ? `${cols([...ws])} AND tags : ("${state}")` : cols([...ws])
+      const full = `${cols([...ws])} AND tags : (${tags.join(' AND ')})`
+      const staged: WordsMatch = {
+        match: full,
+        staged: {
+          match: cheap,
+          phrases: [],
+          ...(entityType ? { entityType } : {}),
+          ...(country ? { country } : {}),
+        },
+      }
+      for (const status of [undefined, 'active', 'inactive'] as const)
+        for (const [limit, budget] of [
+          [5000, undefined],
+          [20, undefined],
+          [300, 40],
+          [5000, 1],
+        ] as const) {
+          const want = nameCandidates(census(), full, limit, status).map((c) => c.dot_number)
+          if (!status && limit === 5000) expect(want.length).toBeGreaterThan(0)
+          expect(
+            nameCandidates(census(), staged, limit, status, budget).map((c) => c.dot_number),
+          ).toEqual(want)
+        }
+    },
+  )
+
+  test.each([
+    'entity_type=carrier',
+    'country=US',
+    'entity_type=carrier&country=US&state=TX',
+    'entity_type=carrier&status=inactive',
+  ])('q=smith tr&%s: every result passes the filters', async (f) => {
+    const { results } = await search(`q=smith%20tr&${f}&limit=50`)
+    expect(results.length).toBeGreaterThan(0)
+    for (const r of results) {
+      if (f.includes('carrier')) expect(r.entity_type).toBe('carrier')
+      if (f.includes('US')) expect(r.country).toBe('US')
+      if (f.includes('TX')) expect(r.state).toBe('TX')
+      if (f.includes('inactive')) expect(r.status).toBe('inactive')
+    }
+  })
+})
