@@ -163,7 +163,10 @@ function stagedStatements(census: ActiveDataset): StagedStatements[] {
   }
   return s
 }
-/** Rows a staged read checks per call before FTS5 reads the rest of the tier itself. */
+/**
+ * Rows a staged read may turn down per call before FTS5 reads the rest of the tier itself (so it
+ * reads at most `limit` + this many rows).
+ */
 const STAGED_BUDGET = 1000
 const STAGED_CHUNK = 256
 type Row = [number, string | null, string | null]
@@ -204,7 +207,7 @@ export function nameCandidates(
   match: string | WordsMatch,
   limit: number,
   status?: 'active' | 'inactive',
-  /** rows a staged read may check before FTS5 reads the rest itself */
+  /** rows a staged read may turn down before FTS5 reads the rest itself */
   budget = STAGED_BUDGET,
 ): NameCandidate[] {
   const out: NameCandidate[] = []
@@ -231,7 +234,6 @@ export function nameCandidates(
         break
       }
       const rows = s.after.all(staged.match, after, STAGED_CHUNK) as StagedRow[]
-      budget -= rows.length
       for (const row of rows) {
         const [dot, legal, dba] = row
         after = dot
@@ -240,6 +242,7 @@ export function nameCandidates(
           (staged.phrases.length === 0 ||
             (holdsPhrases(staged.phrases, legal, dba) ?? s.row.get(expr, dot) === 1))
         if (ok) push([[dot, legal, dba]])
+        else budget--
         if (out.length >= limit) break
       }
       if (out.length >= limit || rows.length < STAGED_CHUNK) break
