@@ -170,6 +170,11 @@ function stagedStatements(census: ActiveDataset): StagedStatements[] {
 const STAGED_BUDGET = 1000
 const STAGED_CHUNK = 256
 type Row = [number, string | null, string | null]
+/** A point in the static order of the matches: a tier, and the last USDOT read in it. */
+export interface ReadPosition {
+  tier: number
+  after: number
+}
 type StagedRow = [
   number,
   string | null,
@@ -209,6 +214,8 @@ export function nameCandidates(
   status?: 'active' | 'inactive',
   /** rows a staged read may turn down before FTS5 reads the rest itself */
   budget = STAGED_BUDGET,
+  /** where an earlier read of the same match stopped: read on from there, and move it on */
+  from?: ReadPosition,
 ): NameCandidate[] {
   const out: NameCandidate[] = []
   const stmts = candidateStatements(census)
@@ -217,16 +224,24 @@ export function nameCandidates(
   for (const [i, t] of TIERS.entries()) {
     if (out.length >= limit) break
     if (status && t.active !== (status === 'active')) continue
+    if (from && i < from.tier) continue
+    let after = from && i === from.tier ? from.after : 0
     const push = (rows: Row[]) => {
-      for (const [dot_number, legal_name, dba_name] of rows)
+      for (const [dot_number, legal_name, dba_name] of rows) {
         out.push({ dot_number, legal_name, dba_name, active: t.active })
-    }
-    if (!staged) {
-      push((stmts[i] as Database.Statement).all(expr, limit - out.length) as Row[])
-      continue
+        after = dot_number
+      }
     }
     const s = stagedStatements(census)[i] as StagedStatements
-    let after = 0
+    if (!staged) {
+      push(
+        (after
+          ? s.after.all(expr, after, limit - out.length)
+          : (stmts[i] as Database.Statement).all(expr, limit - out.length)) as Row[],
+      )
+      if (from) Object.assign(from, { tier: i, after })
+      continue
+    }
     for (;;) {
       if (budget <= 0) {
         // the cheap stage keeps few of its rows: FTS5 reads the rest of this tier
@@ -247,6 +262,7 @@ export function nameCandidates(
       }
       if (out.length >= limit || rows.length < STAGED_CHUNK) break
     }
+    if (from) Object.assign(from, { tier: i, after })
   }
   return out
 }

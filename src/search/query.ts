@@ -28,6 +28,7 @@ import {
   splitLastWord,
   toLeadingFtsQuery,
   type NameCandidate,
+  type ReadPosition,
   type WordsMatch,
 } from './fts.ts'
 
@@ -248,12 +249,23 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
   const expr = filterWords(split ? split.words : match)
   // reads from FTS5 for `want` matches (several words: a bounded multiple, then the check)
   let exhausted = false
+  // the main expression's rows read for block 1, and where they stop: block 2 reads on from there
+  let mainRows: NameCandidate[] = []
+  const mainEnd: ReadPosition = { tier: 0, after: 0 }
   const read = (e: string | WordsMatch, want: number, main = false) => {
     // several words: block 1 reads a multiple of what it keeps; block 2 at most CANDIDATES rows
     const limit = split ? Math.min(want * SPLIT_READ, CANDIDATES) : want
-    const rows = nameCandidates(census, e, limit, p.status)
+    const rows = main
+      ? [
+          ...mainRows,
+          ...nameCandidates(census, e, limit - mainRows.length, p.status, undefined, mainEnd),
+        ]
+      : nameCandidates(census, e, limit, p.status)
     // fewer rows than asked for: FTS5 has no other match
-    if (main) exhausted = rows.length < limit
+    if (main) {
+      exhausted = rows.length < limit
+      mainRows = rows
+    }
     if (!split) return rows
     // every match read: keep them all (the list is then complete); else `want` of them
     const kept = rows.filter(lastOk)
@@ -276,7 +288,7 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
   let list = first
   let complete = exhausted
   if (depth > first.length && !complete) {
-    list = [...first, ...rank(read(expr, CANDIDATES))]
+    list = [...first, ...rank(read(expr, CANDIDATES, true))]
     complete = true
   }
   return {

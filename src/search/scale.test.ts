@@ -13,7 +13,14 @@ import { findCensusRow, type CensusRow } from '../census/census.ts'
 import { entityTypes } from '../carriers/entity.ts'
 import { CarrierJson } from '../carriers/schema.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
-import { expandPrefix, nameCandidates, pairWordsOf, splitLastWord, type WordsMatch } from './fts.ts'
+import {
+  expandPrefix,
+  nameCandidates,
+  pairWordsOf,
+  splitLastWord,
+  type ReadPosition,
+  type WordsMatch,
+} from './fts.ts'
 import { SearchResponse } from './page.ts'
 
 let ctx: TestContext
@@ -264,4 +271,32 @@ describe('filters most names pass, checked on the rows read', () => {
       if (f.includes('inactive')) expect(r.status).toBe('inactive')
     }
   })
+})
+
+test('a read resumed where an earlier one stopped gives the rows of one longer read', () => {
+  const words = pairWordsOf(census())
+  const exprs: (string | WordsMatch)[] = [
+    '{legal_name dba_name} : ("TRUCKING")',
+    '{legal_name dba_name} : ("CO") AND tags : ("sttx")',
+    ...['SMITH TRUCKING X', 'A TRUCKING LLC X'].map((q) => splitLastWord(q, words)?.words ?? ''),
+    {
+      match: '{legal_name dba_name} : ("TRUCKING") AND tags : ("etcarrier")',
+      staged: { match: '{legal_name dba_name} : ("TRUCKING")', phrases: [], entityType: 'carrier' },
+    },
+  ]
+  for (const e of exprs)
+    for (const status of [undefined, 'active', 'inactive'] as const)
+      for (const [a, b] of [
+        [1, 1],
+        [7, 30],
+        [100, 900],
+        [400, 650],
+      ] as const) {
+        const ids = (r: { dot_number: number }[]) => r.map((c) => c.dot_number)
+        const whole = ids(nameCandidates(census(), e, a + b, status))
+        const from: ReadPosition = { tier: 0, after: 0 }
+        const first = ids(nameCandidates(census(), e, a, status, undefined, from))
+        const rest = ids(nameCandidates(census(), e, b, status, undefined, from))
+        expect([...first, ...rest], JSON.stringify([e, status, a])).toEqual(whole)
+      }
 })
