@@ -143,9 +143,12 @@ async function load(
     body?: string
     headers?: Record<string, string>
     connections?: number
+    /** a server process whose CPU time per request to report (all its threads, /proc) */
+    cpuOf?: ChildProcess
   },
   seconds = duration,
 ) {
+  const cpuBefore = processCpuSeconds(opts.cpuOf?.pid)
   const result = await autocannon({
     url,
     connections: opts.connections ?? connections,
@@ -157,7 +160,13 @@ async function load(
       ? [{ setupRequest: (req) => ({ ...req, path: opts.paths?.() ?? '/' }) }]
       : undefined,
   })
+  const cpu = processCpuSeconds(opts.cpuOf?.pid) - cpuBefore
   return {
+    /** server CPU microseconds per request (all threads), when `cpuOf` was given */
+    cpuUs:
+      opts.cpuOf && result.requests.total > 0
+        ? Math.round((cpu * 1e6) / result.requests.total)
+        : null,
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -168,6 +177,20 @@ async function load(
       .join(' '),
   }
 }
+
+/** User + system CPU seconds of a process so far, all threads (Linux /proc; 0 elsewhere). */
+function processCpuSeconds(pid: number | undefined): number {
+  if (!pid) return 0
+  try {
+    // fields after the command name; utime and stime are the 14th and 15th fields, in ticks
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+  } catch {
+    return 0
+  }
+}
+const CLOCK_TICKS = 100
 
 function rssMb(pid: number | undefined): number {
   if (!pid) return 0
@@ -314,7 +337,7 @@ async function main() {
     /ready/,
   )
   log(`record body: ${fmt(bodyBytes)} bytes on average (the bare server answers as many)`)
-  const lookups = { paths: () => `/v1/carrier/${randomDot()}`, headers: auth }
+  const lookups = { paths: () => `/v1/carrier/${randomDot()}`, headers: auth, cpuOf: server }
   try {
     log(`serving RSS at start: ${rssNowMb(server.pid)} MB`)
     await load(url, lookups, 1) // warm-up
@@ -323,7 +346,7 @@ async function main() {
     // once, as the page cache of a server that has been answering for a while holds them
     const cold = await load(url, lookups)
     log(
-      `lookup GET /v1/carrier/{dot}, page cache as found: ${fmt(cold.rps)} req/s, p50 ${cold.p50} ms, p99 ${cold.p99} ms, errors ${cold.errors}`,
+      `lookup GET /v1/carrier/{dot}, page cache as found: ${fmt(cold.rps)} req/s, p50 ${cold.p50} ms, p99 ${cold.p99} ms, errors ${cold.errors}, server CPU ${cold.cpuUs} µs/request`,
     )
     const warmed = await readWhole(activeFiles.map((f) => f.path))
     log(
@@ -332,12 +355,13 @@ async function main() {
     const api = await load(url, lookups)
     const base = await load(`http://127.0.0.1:${barePort}`, {
       paths: () => `/v1/carrier/${randomDot()}`,
+      cpuOf: bare,
     })
     log(
-      `lookup GET /v1/carrier/{dot} (auth + metering): ${fmt(api.rps)} req/s, p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors}`,
+      `lookup GET /v1/carrier/{dot} (auth + metering): ${fmt(api.rps)} req/s, p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors}, server CPU ${api.cpuUs} µs/request`,
     )
     log(
-      `bare node:http same row:                       ${fmt(base.rps)} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms`,
+      `bare node:http same row:                       ${fmt(base.rps)} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms, server CPU ${base.cpuUs} µs/request`,
     )
     log(`ratio: ${(api.rps / base.rps).toFixed(2)}x of bare`)
     bare.kill('SIGTERM')
@@ -346,9 +370,10 @@ async function main() {
     const repeat = await load(url, {
       paths: () => `/v1/carrier/${hot[Math.floor(Math.random() * hot.length)]}`,
       headers: auth,
+      cpuOf: server,
     })
     log(
-      `lookup over 1,000 recurring USDOTs:             ${fmt(repeat.rps)} req/s, p50 ${repeat.p50} ms, p99 ${repeat.p99} ms, errors ${repeat.errors}`,
+      `lookup over 1,000 recurring USDOTs:             ${fmt(repeat.rps)} req/s, p50 ${repeat.p50} ms, p99 ${repeat.p99} ms, errors ${repeat.errors}, server CPU ${repeat.cpuUs} µs/request`,
     )
 
     const names = [
@@ -375,11 +400,11 @@ async function main() {
     })
     const verify = await load(
       `${url}/v1/verify`,
-      { method: 'POST', body: batch, headers: auth, connections: 4 },
+      { method: 'POST', body: batch, headers: auth, connections: 4, cpuOf: server },
       Math.max(2, Math.round(duration / 2)),
     )
     log(
-      `batch POST /v1/verify (100 items, 4 connections): ${fmt(verify.rps)} req/s, p50 ${verify.p50} ms, p99 ${verify.p99} ms, non-2xx ${verify.errors} (${verify.codes})`,
+      `batch POST /v1/verify (100 items, 4 connections): ${fmt(verify.rps)} req/s, p50 ${verify.p50} ms, p99 ${verify.p99} ms, non-2xx ${verify.errors} (${verify.codes}), server CPU ${verify.cpuUs} µs/request`,
     )
 
     // 3. lookups while a full census import runs in another process
