@@ -4,6 +4,7 @@
  *   npx tsx bench/generate.ts --out data/bench --census-rows 500000 --only az4n-8mr2
  *   npx tsx bench/search.ts --dir data/bench [--data /tmp/cvk-search-bench] [--per-kind 300]
  *     [--cache off|on]   (off, the default: no cache of ranked searches, every query is cold)
+ *     [--kinds 'whole,prefix']   (only these kinds, with the same queries as a full run)
  *
  * Imports the census from --dir into --data (skipped when --data already has it), then times
  * GET /v1/search end to end (auth, metering, JSON) for a mix of queries: the data's most common
@@ -31,6 +32,8 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '7' },
     /** off: every search ranks its matches from the index (the cold cost); on: as served */
     cache: { type: 'string', default: 'off' },
+    /** only the kinds whose name contains one of these (comma-separated); the same queries */
+    kinds: { type: 'string' },
   },
   strict: true,
 })
@@ -205,15 +208,19 @@ const summary: Record<
 const all: number[] = []
 /** the slowest queries, printed at the end to see what bounds the tail */
 const slowest: [number, string][] = []
+const only = values.kinds?.split(',')
+const wanted = (kind: string) => !only || only.some((k) => kind.includes(k))
 for (const [kind, make] of Object.entries(kinds)) {
   const ms: number[] = []
   for (let i = 0; i < perKind; i++) {
     const qs = make()
+    if (!wanted(kind)) continue // the same random queries for the kinds that are timed
     const t = await time(qs)
     ms.push(t)
     ;(cpu[kind] ??= []).push(lastCpu)
-    slowest.push([t, `${kind}: ${decodeURIComponent(qs)}`])
+    slowest.push([t, `${kind}: ${decodeURIComponent(qs)}  (cpu ${lastCpu.toFixed(2)})`])
   }
+  if (!wanted(kind)) continue
   ms.sort((a, b) => a - b)
   all.push(...ms)
   const c = (cpu[kind] ?? []).sort((a, b) => a - b)
@@ -228,7 +235,7 @@ for (const [kind, make] of Object.entries(kinds)) {
   }
 }
 // the deepest page a cursor reaches (offset 1000)
-{
+if (wanted('paging')) {
   let cursor: string | null = null
   const ms: number[] = []
   for (let page = 0; page < 21; page++) {
@@ -271,8 +278,10 @@ for (const [k, s] of Object.entries(summary))
   process.stderr.write(
     `${k.padEnd(36)} ${String(s.n).padStart(6)} ${f(s.p50)} ${f(s.p95)} ${f(s.p99)} ${f(s.max)}  ${s.cpuP50 === undefined ? '' : `${f(s.cpuP50)} ${f(s.cpuP99 ?? NaN)}`}\n`,
   )
-process.stderr.write('slowest queries (ms):\n')
-for (const [t, q] of slowest.sort((a, b) => b[0] - a[0]).slice(0, 12))
-  process.stderr.write(`${f(t)}  ${q}\n`)
+process.stderr.write('slowest queries of each kind (ms):\n')
+slowest.sort((a, b) => b[0] - a[0])
+for (const kind of Object.keys(kinds))
+  for (const [t, q] of slowest.filter(([, q]) => q.startsWith(`${kind}:`)).slice(0, 3))
+    process.stderr.write(`${f(t)}  ${q}\n`)
 process.stdout.write(`${JSON.stringify({ rows, sizes, summary })}\n`)
 deps.close()

@@ -344,8 +344,9 @@ export const censusDataset: DatasetSpec = {
     },
   ],
   schedule: 'daily',
-  // file format 2: contentless search tiers with filter tags and summary columns
-  format: 2,
+  // file format 2: contentless search tiers with filter tags and summary columns;
+  // 3: word-pair tags and search_pair_words (census/search-index.ts)
+  format: 3,
   minRowsRatio: 0.9,
   maxRejectRatio: 0.01,
   build: buildCensus,

@@ -6,6 +6,14 @@
  * `st<state>`, `ct<country>` and `et<entity type>` (the census-only entity type of
  * census/entity.ts), so every filter of a name search is applied inside FTS5, and `fw<token>`
  * for the first token of its legal and DBA names, so names starting with a word are found fast.
+ *
+ * Word pairs: an AND of common words (SMITH EXPRESS AND TRUCKING, each in 200,000+ names) costs
+ * FTS5 a walk over their whole posting lists when few names hold them all, whatever the LIMIT. So
+ * the most common words (`search_pair_words`, from a sample of the names) also give each name a
+ * `pw` tag per pair of them it holds (in its legal or DBA name): a query of several of these words
+ * adds a pair's tag as one more condition (search/fts.ts), whose short posting list drives the
+ * intersection. The tag is only ever an extra AND, so a stray one cannot add a match; a name with
+ * non-ASCII letters (whose tokens only FTS5 knows exactly) gets `pwany`, which every pair accepts.
  */
 import type { Sqlite } from '../db/open.ts'
 import { censusEntityType } from './entity.ts'
@@ -21,8 +29,90 @@ export const TIERS = [
 ] as const
 export type Tier = (typeof TIERS)[number]
 
-/** The SQL function of the build (registered on the build connection only). */
+/** The SQL functions of the build (registered on the build connection only). */
 const ENTITY_FN = 'census_entity_type'
+const PAIRS_FN = 'census_pair_tags'
+
+/** A name's sample rate for choosing the pair words (every SAMPLE-th USDOT). */
+const PAIR_SAMPLE = 16
+/** A word is a pair word when it is in at least one name in this many (and among the most common). */
+const PAIR_WORD_SHARE = 150
+/** Most pair words: a name holds at most a few of them, so its pairs stay few. */
+const MAX_PAIR_WORDS = 128
+/** Longest pair word (the tag holds two). */
+const MAX_PAIR_WORD_LENGTH = 24
+
+/** The tag of a pair of (distinct) pair words, whatever their order. */
+export const pairTag = (a: string, b: string) =>
+  a < b ? `pw${a.length}${a}${b}` : `pw${b.length}${b}${a}`
+/** The tag of a name whose tokens only FTS5 knows exactly (non-ASCII): it has every pair. */
+export const ANY_PAIR = 'pwany'
+
+const NON_ASCII = /\P{ASCII}/u
+/** The FTS5 (unicode61) tokens of ASCII text: runs of letters and digits, lower case. */
+export const asciiTokens = (s: string) =>
+  s
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+
+const TOKEN_SEPARATORS = /[^A-Za-z0-9]+/
+const UPPER = /^[A-Z0-9]*$/
+
+/**
+ * The pair tags of a name (legal and DBA together), space-separated ('' when it has none).
+ * `words`: the pair words in upper case.
+ */
+export function namePairTags(
+  words: ReadonlySet<string>,
+  legal: string | null,
+  dba: string | null,
+): string {
+  const text = dba === null ? (legal ?? '') : `${legal ?? ''} ${dba}`
+  if (NON_ASCII.test(text)) return ANY_PAIR
+  // 4.5 million names: split once, lower-case only the tokens that are not already upper case
+  let first: string | undefined
+  let held: string[] | undefined
+  for (const raw of text.split(TOKEN_SEPARATORS)) {
+    const t = UPPER.test(raw) ? raw : raw.toUpperCase()
+    if (!words.has(t) || t === first || held?.includes(t)) continue
+    if (first === undefined) first = t
+    else (held ??= [first]).push(t)
+  }
+  if (!held) return ''
+  const tags: string[] = []
+  for (let i = 0; i < held.length; i++)
+    for (let j = i + 1; j < held.length; j++)
+      tags.push(pairTag((held[i] as string).toLowerCase(), (held[j] as string).toLowerCase()))
+  return tags.join(' ')
+}
+
+/**
+ * The pair words: the ASCII tokens in at least one name in PAIR_WORD_SHARE of a sample (every
+ * PAIR_SAMPLE-th USDOT), at most MAX_PAIR_WORDS of them, the most common first.
+ */
+function pairWords(db: Sqlite): string[] {
+  const counts = new Map<string, number>()
+  let names = 0
+  const rows = db
+    .prepare(
+      `SELECT legal_name, dba_name FROM companies
+       WHERE dot_number % ${PAIR_SAMPLE} = 0 AND (legal_name IS NOT NULL OR dba_name IS NOT NULL)`,
+    )
+    .raw(true)
+    .iterate() as IterableIterator<[string | null, string | null]>
+  for (const [legal, dba] of rows) {
+    names++
+    for (const t of new Set(asciiTokens(`${legal ?? ''} ${dba ?? ''}`)))
+      if (t.length <= MAX_PAIR_WORD_LENGTH) counts.set(t, (counts.get(t) ?? 0) + 1)
+  }
+  const min = Math.max(2, names / PAIR_WORD_SHARE)
+  return [...counts]
+    .filter(([, n]) => n >= min)
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, MAX_PAIR_WORDS)
+    .map(([t]) => t)
+}
 
 /** Folding close to unicode61 `remove_diacritics 2`: accents off, lower case. */
 export const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase()
@@ -50,13 +140,15 @@ INSERT INTO ${t.table}(rowid, legal_name, dba_name, tags)
     CASE WHEN phy_state GLOB '[A-Za-z][A-Za-z]' THEN 'st' || lower(phy_state) ELSE '' END || ' ' ||
     CASE WHEN phy_country GLOB '[A-Za-z][A-Za-z]' THEN 'ct' || lower(phy_country) ELSE '' END || ' ' ||
     coalesce('et' || ${ENTITY_FN}(classdef, power_units, dockets), '') || ' ' ||
-    coalesce(${firstWordSql('legal_name')}, '') || ' ' || coalesce(${firstWordSql('dba_name')}, '')
+    coalesce(${firstWordSql('legal_name')}, '') || ' ' || coalesce(${firstWordSql('dba_name')}, '') || ' ' ||
+    ${PAIRS_FN}(legal_name, dba_name)
   FROM companies WHERE (legal_name IS NOT NULL OR dba_name IS NOT NULL) AND ${t.where}
   ORDER BY dot_number;
 INSERT INTO ${t.table}(${t.table}) VALUES ('optimize');
 CREATE VIRTUAL TABLE temp.${t.table}_vocab USING fts5vocab(main, ${t.table}, col);`
 
 const SEARCH_DDL = `${TIERS.map(tierDdl).join('\n')}
+CREATE TABLE search_pair_words (term TEXT PRIMARY KEY) STRICT, WITHOUT ROWID;
 CREATE TABLE search_terms (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) STRICT, WITHOUT ROWID;
 INSERT INTO search_terms
   SELECT term, sum(doc) FROM (${TIERS.map((t) => `SELECT term, doc, col FROM temp.${t.table}_vocab`).join(' UNION ALL ')})
@@ -77,12 +169,21 @@ ${[1, 2, 3]
 `
 
 /**
- * Builds the tier tables, search_terms and search_prefixes from a loaded `companies` table
+ * Builds the tier tables (with the pair tags), search_terms, search_prefixes and
+ * search_pair_words from a loaded `companies` table
  * (census build, after the rows are in). The dataset file is never updated in place.
  */
 export function buildSearchIndex(db: Sqlite): void {
   db.function(ENTITY_FN, { deterministic: true }, (classdef, units, dockets) =>
     censusEntityType(classdef as string | null, units as number | null, dockets as string | null),
   )
+  const words = pairWords(db)
+  // namePairTags matches upper-case tokens (census names are upper case)
+  const set = new Set(words.map((w) => w.toUpperCase()))
+  db.function(PAIRS_FN, { deterministic: true }, (legal, dba) =>
+    namePairTags(set, legal as string | null, dba as string | null),
+  )
   db.exec(SEARCH_DDL)
+  const insert = db.prepare('INSERT INTO search_pair_words (term) VALUES (?)')
+  for (const w of words) insert.run(w)
 }

@@ -1,6 +1,16 @@
 import Database from 'better-sqlite3'
+import fc from 'fast-check'
 import { describe, expect, test } from 'vitest'
-import { normalizeName, queryWords, toFtsQuery, toLeadingFtsQuery } from './fts.ts'
+import { namePairTags, pairTag } from '../census/search-index.ts'
+import {
+  holdsPhrases,
+  normalizeName,
+  pairCondition,
+  queryWords,
+  splitLastWord,
+  toFtsQuery,
+  toLeadingFtsQuery,
+} from './fts.ts'
 
 const none = () => []
 const COLS = '{legal_name dba_name}'
@@ -133,4 +143,131 @@ describe('toLeadingFtsQuery: names that start with the text', () => {
 test('normalizeName folds accents, case and punctuation', () => {
   expect(normalizeName('  Acmé  Trucking, L.L.C. ')).toBe('ACME TRUCKING L L C')
   expect(normalizeName("O'Brien & Sons")).toBe('O BRIEN SONS')
+})
+
+describe('word pairs: an extra condition that never changes the matches', () => {
+  const pairWords = new Set(['smith', 'trucking', 'and', 'express', 'd', 'e'])
+  // the build matches upper-case tokens
+  const upper = (ws: Set<string>) => new Set([...ws].map((w) => w.toUpperCase()))
+  const cond = (a: string, b: string) => `tags : ("${pairTag(a, b)}" OR "pwany")`
+
+  test('a pair tag is the same whichever word comes first', () => {
+    expect(pairTag('smith', 'and')).toBe(pairTag('and', 'smith'))
+    expect(pairTag('ab', 'c')).not.toBe(pairTag('a', 'bc'))
+  })
+
+  test('the tags of a name: every pair of the pair words it holds, legal and DBA together', () => {
+    expect(namePairTags(upper(pairWords), 'SMITH TRUCKING LLC', null)).toBe(
+      pairTag('smith', 'trucking'),
+    )
+    expect(namePairTags(upper(pairWords), 'Smith trucking', null)).toBe(
+      pairTag('smith', 'trucking'),
+    )
+    expect(namePairTags(upper(pairWords), 'SMITH-SMITH INC', 'EXPRESS').split(' ').sort()).toEqual(
+      [pairTag('smith', 'express')].sort(),
+    )
+    expect(namePairTags(upper(pairWords), 'D&E', 'AND TRUCKING').split(' ')).toHaveLength(6)
+    expect(namePairTags(upper(pairWords), 'SMITH LLC', null)).toBe('')
+    expect(namePairTags(upper(pairWords), null, null)).toBe('')
+    // tokens only FTS5 knows exactly: every pair
+    expect(namePairTags(upper(pairWords), 'SMÏTH TRUCKING', null)).toBe('pwany')
+  })
+
+  test('a query: disjoint pairs of its pair words (ASCII words only), or none', () => {
+    expect(pairCondition(['SMITH'], pairWords)).toBeNull()
+    expect(pairCondition(['SMITH', 'JONES'], pairWords)).toBeNull()
+    expect(pairCondition(['Smith', 'TRUCKING'], pairWords)).toBe(cond('smith', 'trucking'))
+    expect(pairCondition(['SMÏTH', 'TRUCKING'], pairWords)).toBeNull()
+    expect(pairCondition(['D&E'], pairWords)).toBe(cond('d', 'e'))
+    expect(pairCondition(['SMITH', 'EXPRESS', 'AND', 'TRUCKING', 'INC'], pairWords)).toBe(
+      `${cond('and', 'express')} AND ${cond('smith', 'trucking')}`,
+    )
+    expect(pairCondition(['SMITH', 'EXPRESS', 'TRUCKING'], pairWords)).toBe(
+      `${cond('express', 'smith')} AND ${cond('smith', 'trucking')}`,
+    )
+  })
+
+  test('splitLastWord adds the pairs of its words to each expression', () => {
+    const pair = cond('smith', 'trucking')
+    expect(splitLastWord('SMITH TRUCKING EX', pairWords)).toEqual({
+      words: {
+        match: `${pair} AND ${COLS} : ("SMITH" AND "TRUCKING")`,
+        staged: { match: pair, phrases: [['smith'], ['trucking']] },
+      },
+      whole: {
+        match: `${pair} AND ${COLS} : ("SMITH" AND "TRUCKING" AND "EX")`,
+        staged: { match: `${pair} AND ${COLS} : ("EX")`, phrases: [['smith'], ['trucking']] },
+      },
+      last: 'EX',
+    })
+    expect(splitLastWord('SMITH TRUCKING EX')?.words).toEqual({
+      match: `${COLS} : ("SMITH" AND "TRUCKING")`,
+      staged: null,
+    })
+    // a non-ASCII word: FTS5 alone (with the pairs of the ASCII words)
+    expect(splitLastWord('SMÏTH D&E TRUCKING X', pairWords)?.words.staged).toBeNull()
+    expect(splitLastWord('D&E TRUCKING X', pairWords)?.words.staged?.phrases).toEqual([
+      ['d', 'e'],
+      ['trucking'],
+    ])
+  })
+
+  test('holdsPhrases: each run of tokens in the legal or the DBA name; null beyond ASCII', () => {
+    expect(holdsPhrases([['d', 'e'], ['trucking']], 'D&E LLC', 'TRUCKING CO')).toBe(true)
+    expect(holdsPhrases([['d', 'e']], 'E&D LLC', null)).toBe(false)
+    expect(holdsPhrases([['d', 'e']], 'D LLC', 'E')).toBe(false)
+    expect(holdsPhrases([['smith']], 'SMITHS', null)).toBe(false)
+    expect(holdsPhrases([['smith']], 'SMÏTH', 'SMITH')).toBeNull()
+  })
+
+  test('on real FTS5: the same names match with and without the pair condition', () => {
+    const vocab = ['smith', 'trucking', 'and', 'express', 'd', 'e', 'jones', 'Ïce', 'co']
+    const words = new Set(['smith', 'trucking', 'and', 'express', 'd', 'e', 'co'])
+    const word = fc.constantFrom(...vocab, 'SMITH', 'Smith', 'TRÜCKING', 'ﬁre', '1st')
+    const sep = fc.constantFrom(' ', '&', '-', ', ', "'", ' & ')
+    const name = fc.option(
+      fc
+        .array(fc.tuple(word, sep), { minLength: 1, maxLength: 5 })
+        .map((ws) => ws.map(([w, s]) => w + s).join('')),
+    )
+    const db = new Database(':memory:')
+    db.exec(
+      "CREATE VIRTUAL TABLE f USING fts5(legal_name, dba_name, tags, content='', tokenize='unicode61 remove_diacritics 2', columnsize=0)",
+    )
+    const insert = db.prepare(
+      'INSERT INTO f (rowid, legal_name, dba_name, tags) VALUES (?, ?, ?, ?)',
+    )
+    const ids = (q: string) =>
+      (db.prepare('SELECT rowid AS r FROM f WHERE f MATCH ?').all(q) as { r: number }[]).map(
+        (x) => x.r,
+      )
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(name, name), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.tuple(word, fc.constantFrom('', '&', '-')), { minLength: 2, maxLength: 4 }),
+        (names, qs) => {
+          db.exec("INSERT INTO f(f) VALUES ('delete-all')")
+          names.forEach(([l, d], i) => insert.run(i + 1, l, d, namePairTags(upper(words), l, d)))
+          const text = `${qs.map(([w, s]) => w + s).join(' ')} x`
+          const plain = splitLastWord(text)
+          const paired = splitLastWord(text, words)
+          if (!plain || !paired) return
+          for (const k of ['words', 'whole'] as const) {
+            const want = ids(plain[k].match)
+            expect(ids(paired[k].match), paired[k].match).toEqual(want)
+            // the staged read: the cheap stage, then the phrases on the names (FTS5 beyond ASCII)
+            const staged = paired[k].staged
+            if (!staged) continue
+            const kept = ids(staged.match).filter((r) => {
+              const [l, d] = names[r - 1] ?? [null, null]
+              return holdsPhrases(staged.phrases, l, d) ?? ids(paired[k].match).includes(r)
+            })
+            expect(kept, staged.match).toEqual(want)
+          }
+        },
+      ),
+      { numRuns: 300 },
+    )
+    db.close()
+  })
 })

@@ -16,10 +16,26 @@
  * - State, country and entity-type filters are tokens of a `tags` column computed at build time,
  *   intersected inside FTS5; the status filter picks tiers. So a filtered page is as cheap as an
  *   unfiltered one and never needs per-candidate checks.
+ * - An AND of several common words (each in hundreds of thousands of names) costs FTS5 a walk over
+ *   their whole posting lists when few names hold them all, LIMIT or not, because it seeks every
+ *   list at each step. Such a query also ANDs the tag of pairs of its common words (pairCondition,
+ *   tags built by census/search-index.ts), and is read in two stages (Staged): FTS5 reads the pair
+ *   tags and the rarer words only, and the common words are checked on the names read. Both only
+ *   narrow what FTS5 reads: the matches and their order are those of the plain expression.
  * The query layer then scores that bounded candidate set (query.ts).
  */
-import { firstWordTag, fold, MAX_PREFIX_TERMS, TIERS, type Tier } from '../census/search-index.ts'
+import {
+  ANY_PAIR,
+  asciiTokens,
+  firstWordTag,
+  fold,
+  MAX_PREFIX_TERMS,
+  pairTag,
+  TIERS,
+  type Tier,
+} from '../census/search-index.ts'
 import type Database from 'better-sqlite3'
+import { censusEntityType } from '../census/entity.ts'
 import type { ActiveDataset } from '../db/datasets.ts'
 
 /** Most words of a query that reach FTS5. */
@@ -49,6 +65,56 @@ export function hasSearchIndex(census: ActiveDataset): boolean {
   return ok
 }
 
+/** An FTS5 string literal: the text is a phrase, never syntax. */
+const phrase = (s: string) => `"${s.replaceAll('"', '""')}"`
+
+const ASCII = /^\p{ASCII}*$/u
+
+const pairWordSets = new WeakMap<ActiveDataset, ReadonlySet<string>>()
+/** The census file's pair words (census/search-index.ts); none in a file built without them. */
+export function pairWordsOf(census: ActiveDataset): ReadonlySet<string> {
+  let words = pairWordSets.get(census)
+  if (!words) {
+    const has = census
+      .stmt(`SELECT count(*) AS n FROM sqlite_master WHERE name = 'search_pair_words'`)
+      .get() as { n: number }
+    words = new Set(
+      has.n
+        ? (census.stmt('SELECT term FROM search_pair_words').all() as { term: string }[]).map(
+            (r) => r.term,
+          )
+        : [],
+    )
+    pairWordSets.set(census, words)
+  }
+  return words
+}
+
+/**
+ * An FTS5 condition implied by an AND of user words: for the pair words among their tokens, the
+ * tags of disjoint pairs of them (or `pwany`), or null when fewer than two pair words. Only ASCII
+ * words count (their FTS5 tokens are plain runs of letters and digits). ANDed to the words, it
+ * matches the same names, but its short posting list drives FTS5's intersection.
+ */
+export function pairCondition(
+  words: readonly string[],
+  pairWords: ReadonlySet<string>,
+): string | null {
+  const held = [
+    ...new Set(
+      words.flatMap((w) => (ASCII.test(w) ? asciiTokens(w) : [])).filter((t) => pairWords.has(t)),
+    ),
+  ].sort()
+  if (held.length < 2) return null
+  const pairs: [string, string][] = []
+  for (let i = 0; i + 1 < held.length; i += 2)
+    pairs.push([held[i] as string, held[i + 1] as string])
+  if (held.length % 2) pairs.push([held.at(-2) as string, held.at(-1) as string])
+  return pairs
+    .map(([a, b]) => `tags : (${phrase(pairTag(a, b))} OR ${phrase(ANY_PAIR)})`)
+    .join(' AND ')
+}
+
 const PREFIX_SQL = `SELECT term FROM search_prefixes WHERE prefix = ?
   ORDER BY docs DESC, term LIMIT ${MAX_PREFIX_TERMS}`
 const RANGE_SQL = `SELECT term FROM search_terms WHERE term >= ? AND term < ? || char(1114111)
@@ -73,7 +139,60 @@ const candidateSql = (t: Tier) => `WITH m AS MATERIALIZED (
   SELECT rowid AS r FROM ${t.table} WHERE ${t.table} MATCH ? LIMIT ?
 )
 SELECT c.dot_number, c.legal_name, c.dba_name FROM m JOIN companies c ON c.dot_number = m.r`
+// the same from a rowid on (staged reads), and one row's check
+const candidateAfterSql = (t: Tier) => `WITH m AS MATERIALIZED (
+  SELECT rowid AS r FROM ${t.table} WHERE ${t.table} MATCH ? AND rowid > ? LIMIT ?
+)
+SELECT c.dot_number, c.legal_name, c.dba_name, c.classdef, c.power_units, c.dockets, c.phy_country
+FROM m JOIN companies c ON c.dot_number = m.r`
+const rowMatchSql = (t: Tier) => `SELECT 1 FROM ${t.table} WHERE ${t.table} MATCH ? AND rowid = ?`
 const candidateStmts = new WeakMap<ActiveDataset, Database.Statement[]>()
+interface StagedStatements {
+  after: Database.Statement
+  row: Database.Statement
+}
+const stagedStmts = new WeakMap<ActiveDataset, StagedStatements[]>()
+function stagedStatements(census: ActiveDataset): StagedStatements[] {
+  let s = stagedStmts.get(census)
+  if (!s) {
+    s = TIERS.map((t) => ({
+      after: census.db.prepare(candidateAfterSql(t)).raw(true),
+      row: census.db.prepare(rowMatchSql(t)).pluck(),
+    }))
+    stagedStmts.set(census, s)
+  }
+  return s
+}
+/**
+ * Rows a staged read may turn down per call before FTS5 reads the rest of the tier itself (so it
+ * reads at most `limit` + this many rows).
+ */
+const STAGED_BUDGET = 1000
+const STAGED_CHUNK = 256
+type Row = [number, string | null, string | null]
+/** A point in the static order of the matches: a tier, and the last USDOT read in it. */
+export interface ReadPosition {
+  tier: number
+  after: number
+}
+type StagedRow = [
+  number,
+  string | null,
+  string | null,
+  string | null,
+  number | null,
+  string | null,
+  string | null,
+]
+const TWO_LETTERS = /^[A-Za-z]{2}$/
+/** The row filters of a Staged read: the same test as the build's `et` and `ct` tags. */
+function passesRowFilters(s: Staged, r: StagedRow): boolean {
+  const [, , , classdef, units, dockets, country] = r
+  if (s.entityType && censusEntityType(classdef, units, dockets) !== s.entityType) return false
+  if (s.country && !(country && TWO_LETTERS.test(country) && country.toLowerCase() === s.country))
+    return false
+  return true
+}
 /** The tiers' candidate statements of one dataset version, prepared once, in raw (array) mode. */
 function candidateStatements(census: ActiveDataset): Database.Statement[] {
   let s = candidateStmts.get(census)
@@ -90,22 +209,60 @@ function candidateStatements(census: ActiveDataset): Database.Statement[] {
  */
 export function nameCandidates(
   census: ActiveDataset,
-  match: string,
+  match: string | WordsMatch,
   limit: number,
   status?: 'active' | 'inactive',
+  /** rows a staged read may turn down before FTS5 reads the rest itself */
+  budget = STAGED_BUDGET,
+  /** where an earlier read of the same match stopped: read on from there, and move it on */
+  from?: ReadPosition,
 ): NameCandidate[] {
   const out: NameCandidate[] = []
   const stmts = candidateStatements(census)
+  const expr = typeof match === 'string' ? match : match.match
+  const staged = typeof match === 'string' ? null : match.staged
   for (const [i, t] of TIERS.entries()) {
     if (out.length >= limit) break
     if (status && t.active !== (status === 'active')) continue
-    const rows = (stmts[i] as Database.Statement).all(match, limit - out.length) as [
-      number,
-      string | null,
-      string | null,
-    ][]
-    for (const [dot_number, legal_name, dba_name] of rows)
-      out.push({ dot_number, legal_name, dba_name, active: t.active })
+    if (from && i < from.tier) continue
+    let after = from && i === from.tier ? from.after : 0
+    const push = (rows: Row[]) => {
+      for (const [dot_number, legal_name, dba_name] of rows) {
+        out.push({ dot_number, legal_name, dba_name, active: t.active })
+        after = dot_number
+      }
+    }
+    const s = stagedStatements(census)[i] as StagedStatements
+    if (!staged) {
+      push(
+        (after
+          ? s.after.all(expr, after, limit - out.length)
+          : (stmts[i] as Database.Statement).all(expr, limit - out.length)) as Row[],
+      )
+      if (from) Object.assign(from, { tier: i, after })
+      continue
+    }
+    for (;;) {
+      if (budget <= 0) {
+        // the cheap stage keeps few of its rows: FTS5 reads the rest of this tier
+        push(s.after.all(expr, after, limit - out.length) as Row[])
+        break
+      }
+      const rows = s.after.all(staged.match, after, STAGED_CHUNK) as StagedRow[]
+      for (const row of rows) {
+        const [dot, legal, dba] = row
+        after = dot
+        const ok =
+          passesRowFilters(staged, row) &&
+          (staged.phrases.length === 0 ||
+            (holdsPhrases(staged.phrases, legal, dba) ?? s.row.get(expr, dot) === 1))
+        if (ok) push([[dot, legal, dba]])
+        else budget--
+        if (out.length >= limit) break
+      }
+      if (out.length >= limit || rows.length < STAGED_CHUNK) break
+    }
+    if (from) Object.assign(from, { tier: i, after })
   }
   return out
 }
@@ -116,9 +273,6 @@ export const tag = {
   country: (c: string) => `ct${c.toLowerCase()}`,
   entityType: (e: string) => `et${e.toLowerCase()}`,
 }
-
-/** An FTS5 string literal: the text is a phrase, never syntax. */
-const phrase = (s: string) => `"${s.replaceAll('"', '""')}"`
 
 const HAS_TOKEN_CHAR = /[\p{L}\p{N}]/u
 
@@ -168,7 +322,11 @@ export function toFtsQuery(text: string, expand: (prefix: string) => string[]): 
  * shortest word's postings (it grows with the census); checking the prefix on the names read
  * anyway costs nothing and matches every completion, not only the most frequent ones.
  */
-export function splitLastWord(text: string): { words: string; whole: string; last: string } | null {
+export function splitLastWord(
+  text: string,
+  /** the census file's pair words: each expression also gets its pairCondition, and a Staged form */
+  pairWords: ReadonlySet<string> = new Set(),
+): { words: WordsMatch; whole: WordsMatch; last: string } | null {
   const words = queryWords(text)
   const last = words.pop()
   if (last === undefined || words.length === 0) return null
@@ -178,11 +336,85 @@ export function splitLastWord(text: string): { words: string; whole: string; las
     .at(-1)
   if (final === undefined || !/^[a-z0-9]+$/.test(final)) return null
   return {
-    words: `{legal_name dba_name} : (${words.map(phrase).join(' AND ')})`,
+    words: wordsMatch(words, pairWords),
     // the last word as a whole word: FTS5 intersects it cheaply, whatever its frequency
-    whole: `{legal_name dba_name} : (${[...words, last].map(phrase).join(' AND ')})`,
+    whole: wordsMatch([...words, last], pairWords),
     last: normalizeName(last),
   }
+}
+
+/**
+ * An AND of several common words in two stages: FTS5 reads the names matching `match` (the pair
+ * tags and the words holding no pair word: short posting lists), the query layer keeps those
+ * whose legal or DBA name holds each of `phrases` (the words holding a pair word, as their runs of
+ * tokens). Together the same names as the words' FTS5 expression, without FTS5 seeking every
+ * common word's long posting list at each step of the intersection.
+ */
+export interface Staged {
+  match: string
+  phrases: string[][]
+  /**
+   * Filters checked on the rows read instead of by their tags in `match` (a tag in most names,
+   * like `etcarrier`, makes FTS5 seek its long list at every step): the census-only entity type
+   * (census/entity.ts, as the build computed the tag), and the country in lower case.
+   */
+  entityType?: string
+  country?: string
+}
+/** An AND of user words: the FTS5 expression, and its Staged form when it has one. */
+export interface WordsMatch {
+  match: string
+  staged: Staged | null
+}
+
+const columns = (ws: readonly string[]) =>
+  `{legal_name dba_name} : (${ws.map(phrase).join(' AND ')})`
+
+/** The expression of an AND of words, with its pair condition, and its Staged form (ASCII words). */
+export function wordsMatch(ws: readonly string[], pairWords: ReadonlySet<string>): WordsMatch {
+  const pairs = pairCondition(ws, pairWords)
+  const expr = columns(ws)
+  if (!pairs) return { match: expr, staged: null }
+  const match = `${pairs} AND ${expr}`
+  if (!ws.every((w) => ASCII.test(w))) return { match, staged: null }
+  // a word is common when all its tokens are pair words (A-1: its `1` drives FTS5 better)
+  const isCommon = (w: string) => asciiTokens(w).every((t) => pairWords.has(t))
+  const common = ws.filter(isCommon)
+  const rare = ws.filter((w) => !isCommon(w))
+  // one common word (D&E): FTS5 checks its phrase on the pair's postings as cheaply
+  if (common.length < 2) return { match, staged: null }
+  return {
+    match,
+    staged: {
+      match: rare.length ? `${pairs} AND ${columns(rare)}` : pairs,
+      phrases: common.map(asciiTokens),
+    },
+  }
+}
+
+const holdsRun = (tokens: readonly string[], run: readonly string[]) => {
+  for (let i = 0; i + run.length <= tokens.length; i++) {
+    let k = 0
+    while (k < run.length && tokens[i + k] === run[k]) k++
+    if (k === run.length) return true
+  }
+  return false
+}
+
+/**
+ * Whether a legal or DBA name holds each run of tokens (the FTS5 phrase match of
+ * `{legal_name dba_name} : ("a b" AND "c")`); null for a name with non-ASCII letters, whose
+ * tokens only FTS5 knows exactly.
+ */
+export function holdsPhrases(
+  phrases: readonly string[][],
+  legal: string | null,
+  dba: string | null,
+): boolean | null {
+  if (!ASCII.test(legal ?? '') || !ASCII.test(dba ?? '')) return null
+  const l = asciiTokens(legal ?? '')
+  const d = asciiTokens(dba ?? '')
+  return phrases.every((run) => holdsRun(l, run) || holdsRun(d, run))
 }
 
 /**

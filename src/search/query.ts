@@ -22,11 +22,14 @@ import {
   hasSearchIndex,
   nameCandidates,
   normalizeName,
+  pairWordsOf,
   tag,
   toFtsQuery,
   splitLastWord,
   toLeadingFtsQuery,
   type NameCandidate,
+  type ReadPosition,
+  type WordsMatch,
 } from './fts.ts'
 
 export const MAX_LIMIT = 50
@@ -186,36 +189,83 @@ function nameMatches(census: ActiveDataset, p: SearchParams, depth: number): Ran
  * CANDIDATES, sorted by score. The list is the same whichever page asks, so cursors stay
  * consistent; block 2 is only read when a page reaches past block 1.
  */
+/** Names starting with q (toLeadingFtsQuery); several words: with their Staged form too. */
+function leadingMatch(
+  q: string,
+  expand: (prefix: string) => string[],
+  words: WordsMatch | null,
+): string | WordsMatch | null {
+  const match = toLeadingFtsQuery(q, expand, words?.match ?? null)
+  if (match === null || !words) return match
+  const staged = words.staged && toLeadingFtsQuery(q, expand, words.staged.match)
+  return {
+    match,
+    staged: staged ? { match: staged, phrases: words.staged?.phrases ?? [] } : null,
+  }
+}
+
 function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranked {
   const empty = { dots: new Int32Array(0), scores: new Float64Array(0), complete: true }
   const expand = (prefix: string) => expandPrefix(census, prefix)
   const match = toFtsQuery(p.q, expand)
   if (match === null) return empty
-  const tags = [
-    p.state ? tag.state(p.state) : null,
-    p.country ? tag.country(p.country) : null,
-    p.entity_type ? tag.entityType(p.entity_type) : null,
-  ]
-    .filter((t): t is string => t !== null)
-    .map((t) => `"${t}"`)
-  const filter = (expr: string) =>
+  // filters that most names pass (carrier, US) are checked on the rows read (a Staged read): their
+  // tags' long posting lists would make FTS5 seek them at every step of an intersection
+  const rowEntity = p.entity_type === 'carrier' ? { entityType: p.entity_type } : {}
+  const rowCountry = p.country === 'US' ? { country: 'us' } : {}
+  const rowChecked = 'entityType' in rowEntity || 'country' in rowCountry
+  const tagsOf = (all: boolean) =>
+    [
+      p.state ? tag.state(p.state) : null,
+      p.country && (all || !('country' in rowCountry)) ? tag.country(p.country) : null,
+      p.entity_type && (all || !('entityType' in rowEntity)) ? tag.entityType(p.entity_type) : null,
+    ]
+      .filter((t): t is string => t !== null)
+      .map((t) => `"${t}"`)
+  const withTags = (tags: string[]) => (expr: string) =>
     tags.length ? `${expr} AND tags : (${tags.join(' AND ')})` : expr
+  const filter = withTags(tagsOf(true))
+  const cheapFilter = withTags(tagsOf(false))
+  const filterWords = (w: string | WordsMatch): WordsMatch => {
+    const words = typeof w === 'string' ? { match: w, staged: null } : w
+    const staged = words.staged ?? (rowChecked ? { match: words.match, phrases: [] } : null)
+    return {
+      match: filter(words.match),
+      staged: staged && {
+        match: cheapFilter(staged.match),
+        phrases: staged.phrases,
+        ...rowEntity,
+        ...rowCountry,
+      },
+    }
+  }
   // several words: FTS5 matches the whole words, the last word's prefix is checked here
-  const split = splitLastWord(p.q)
+  const split = splitLastWord(p.q, pairWordsOf(census))
   const lastOk = split
     ? (r: NameCandidate) =>
         ` ${normalizeName(r.legal_name ?? '')}`.includes(` ${split.last}`) ||
         ` ${normalizeName(r.dba_name ?? '')}`.includes(` ${split.last}`)
     : () => true
-  const expr = filter(split ? split.words : match)
+  const expr = filterWords(split ? split.words : match)
   // reads from FTS5 for `want` matches (several words: a bounded multiple, then the check)
   let exhausted = false
-  const read = (e: string, want: number, main = false) => {
+  // the main expression's rows read for block 1, and where they stop: block 2 reads on from there
+  let mainRows: NameCandidate[] = []
+  const mainEnd: ReadPosition = { tier: 0, after: 0 }
+  const read = (e: string | WordsMatch, want: number, main = false) => {
     // several words: block 1 reads a multiple of what it keeps; block 2 at most CANDIDATES rows
     const limit = split ? Math.min(want * SPLIT_READ, CANDIDATES) : want
-    const rows = nameCandidates(census, e, limit, p.status)
+    const rows = main
+      ? [
+          ...mainRows,
+          ...nameCandidates(census, e, limit - mainRows.length, p.status, undefined, mainEnd),
+        ]
+      : nameCandidates(census, e, limit, p.status)
     // fewer rows than asked for: FTS5 has no other match
-    if (main) exhausted = rows.length < limit
+    if (main) {
+      exhausted = rows.length < limit
+      mainRows = rows
+    }
     if (!split) return rows
     // every match read: keep them all (the list is then complete); else `want` of them
     const kept = rows.filter(lastOk)
@@ -228,17 +278,17 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
       .filter((r) => !seen.has(r.dot_number) && (seen.add(r.dot_number), true))
       .map((r, i) => ({ r, i, score: scoreCandidate(qNorm, r.legal_name, r.dba_name, r.active) }))
       .sort((a, b) => b.score - a.score || a.i - b.i)
-  const leading = toLeadingFtsQuery(p.q, expand, split ? split.words : null)
+  const leading = leadingMatch(p.q, expand, split?.words ?? null)
   const head = read(expr, FIRST_BLOCK, true)
   const first = rank([
-    ...(leading ? read(filter(leading), LEADING) : []),
-    ...(split ? nameCandidates(census, filter(split.whole), FIRST_BLOCK, p.status) : []),
+    ...(leading ? read(filterWords(leading), LEADING) : []),
+    ...(split ? nameCandidates(census, filterWords(split.whole), FIRST_BLOCK, p.status) : []),
     ...head,
   ])
   let list = first
   let complete = exhausted
   if (depth > first.length && !complete) {
-    list = [...first, ...rank(read(expr, CANDIDATES))]
+    list = [...first, ...rank(read(expr, CANDIDATES, true))]
     complete = true
   }
   return {

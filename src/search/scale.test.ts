@@ -13,7 +13,14 @@ import { findCensusRow, type CensusRow } from '../census/census.ts'
 import { entityTypes } from '../carriers/entity.ts'
 import { CarrierJson } from '../carriers/schema.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
-import { expandPrefix } from './fts.ts'
+import {
+  expandPrefix,
+  nameCandidates,
+  pairWordsOf,
+  splitLastWord,
+  type ReadPosition,
+  type WordsMatch,
+} from './fts.ts'
 import { SearchResponse } from './page.ts'
 
 let ctx: TestContext
@@ -160,4 +167,136 @@ describe('entity type from precomputed census data', () => {
     for (const r of results)
       expect([r.state, r.status, r.entity_type]).toEqual(['TX', 'active', 'carrier'])
   })
+})
+
+describe('word pairs in the census file', () => {
+  test('the most common words are pair words; a several-word AND matches the same names with their pairs', () => {
+    const words = pairWordsOf(census())
+    expect(words.size).toBeGreaterThan(10)
+    expect(words.has('trucking')).toBe(true)
+    const names = census()
+      .db.prepare(
+        `SELECT legal_name FROM companies WHERE legal_name LIKE '% %' ORDER BY dot_number LIMIT 150`,
+      )
+      .all() as { legal_name: string }[]
+    const texts = [
+      ...names.map((r) => r.legal_name),
+      ...names.slice(0, 50).map((r) => `${r.legal_name.split(' ')[0] ?? ''} TRUCKING T`),
+    ]
+    let paired = 0
+    let staged = 0
+    for (const text of texts) {
+      const plain = splitLastWord(text)
+      const withPairs = splitLastWord(text, words)
+      if (!plain || !withPairs) continue
+      if (withPairs.words.match !== plain.words.match) paired++
+      if (withPairs.words.staged) staged++
+      for (const status of [undefined, 'active', 'inactive'] as const)
+        for (const [limit, budget] of [
+          [5000, undefined],
+          [20, undefined],
+          [300, 40],
+          [5000, 1],
+        ] as const)
+          for (const k of ['words', 'whole'] as const) {
+            const ids = (e: string | WordsMatch) =>
+              nameCandidates(census(), e, limit, status, budget).map((c) => c.dot_number)
+            const want = ids(plain[k])
+            // FTS5 with the pair tags, then the staged read (its budget spent or not)
+            expect(ids(withPairs[k].match), text).toEqual(want)
+            expect(ids(withPairs[k]), text).toEqual(want)
+          }
+    }
+    expect(paired).toBeGreaterThan(50)
+    expect(staged).toBeGreaterThan(50)
+  })
+})
+
+describe('filters most names pass, checked on the rows read', () => {
+  const cols = (ws: string[]) =>
+    `{legal_name dba_name} : (${ws.map((w) => `"${w}"`).join(' AND ')})`
+  test.each([
+    [['TRUCKING'], 'carrier', 'us', null],
+    [['CO'], 'carrier', null, 'sttx'],
+    [['SMITH', 'TRUCKING'], null, 'us', null],
+    [['A'], 'carrier', 'us', 'sttx'],
+    [['EXPRESS'], 'private', null, null],
+  ] as const)(
+    '%s entity %s country %s %s: the same names as the tags inside FTS5',
+    (ws, entityType, country, state) => {
+      const tags = [
+        entityType && `"et${entityType}"`,
+        country && `"ct${country}"`,
+        state && `"${state}"`,
+      ].filter(Boolean)
+      const cheap = state ? `${cols([...ws])} AND tags : ("${state}")` : cols([...ws])
+      const full = `${cols([...ws])} AND tags : (${tags.join(' AND ')})`
+      const staged: WordsMatch = {
+        match: full,
+        staged: {
+          match: cheap,
+          phrases: [],
+          ...(entityType ? { entityType } : {}),
+          ...(country ? { country } : {}),
+        },
+      }
+      for (const status of [undefined, 'active', 'inactive'] as const)
+        for (const [limit, budget] of [
+          [5000, undefined],
+          [20, undefined],
+          [300, 40],
+          [5000, 1],
+        ] as const) {
+          const want = nameCandidates(census(), full, limit, status).map((c) => c.dot_number)
+          if (!status && limit === 5000) expect(want.length).toBeGreaterThan(0)
+          expect(
+            nameCandidates(census(), staged, limit, status, budget).map((c) => c.dot_number),
+          ).toEqual(want)
+        }
+    },
+  )
+
+  test.each([
+    'entity_type=carrier',
+    'country=US',
+    'entity_type=carrier&country=US&state=TX',
+    'entity_type=carrier&status=inactive',
+  ])('q=smith tr&%s: every result passes the filters', async (f) => {
+    const { results } = await search(`q=smith%20tr&${f}&limit=50`)
+    expect(results.length).toBeGreaterThan(0)
+    for (const r of results) {
+      if (f.includes('carrier')) expect(r.entity_type).toBe('carrier')
+      if (f.includes('US')) expect(r.country).toBe('US')
+      if (f.includes('TX')) expect(r.state).toBe('TX')
+      if (f.includes('inactive')) expect(r.status).toBe('inactive')
+    }
+  })
+})
+
+test('a read resumed where an earlier one stopped gives the rows of one longer read', () => {
+  const words = pairWordsOf(census())
+  const exprs: (string | WordsMatch)[] = [
+    '{legal_name dba_name} : ("TRUCKING")',
+    '{legal_name dba_name} : ("CO") AND tags : ("sttx")',
+    ...['SMITH TRUCKING X', 'A TRUCKING LLC X'].map((q) => splitLastWord(q, words)?.words ?? ''),
+    {
+      match: '{legal_name dba_name} : ("TRUCKING") AND tags : ("etcarrier")',
+      staged: { match: '{legal_name dba_name} : ("TRUCKING")', phrases: [], entityType: 'carrier' },
+    },
+  ]
+  for (const e of exprs)
+    for (const status of [undefined, 'active', 'inactive'] as const)
+      for (const [a, b] of [
+        [1, 1],
+        [7, 30],
+        [100, 900],
+        [400, 650],
+      ] as const) {
+        const ids = (r: { dot_number: number }[]) => r.map((c) => c.dot_number)
+        const whole = ids(nameCandidates(census(), e, a + b, status))
+        const from: ReadPosition = { tier: 0, after: 0 }
+        const first = ids(nameCandidates(census(), e, a, status, undefined, from))
+        const rest = ids(nameCandidates(census(), e, b, status, undefined, from))
+        expect([...first, ...rest], JSON.stringify([e, status, a])).toEqual(whole)
+      }
 })
