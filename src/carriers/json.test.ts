@@ -1,9 +1,9 @@
-/** carrierJsonText and verifyResponseText: the same JSON as JSON.stringify, data blocks written once. */
+/** carrierJsonText and verifyResponseBytes: the same JSON as JSON.stringify, data blocks written once. */
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { addReview, reviewInput } from '../reviews/reviews.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { verifyKey, type Caller } from '../keys/keys.ts'
-import { verifyBatch, verifyResponseText } from './batch.ts'
+import { verifyBatch, verifyResponseBytes } from './batch.ts'
 import { carrierJsonText, toCarrierJson } from './json.ts'
 import { findRecord } from './lookup.ts'
 import type { CarrierJson } from './schema.ts'
@@ -73,7 +73,7 @@ test('a block replaced by another object is written again, not taken from the me
   expect(carrierJsonText(changed)).toBe(JSON.stringify(changed))
 })
 
-test('verifyResponseText equals JSON.stringify of the batch answer, whatever the inputs say', async () => {
+test('verifyResponseBytes equals JSON.stringify of the batch answer, whatever the inputs say', async () => {
   const { body } = await verifyBatch(ctx.deps, caller, {
     items: [
       { dot: '1000001' },
@@ -86,7 +86,7 @@ test('verifyResponseText equals JSON.stringify of the batch answer, whatever the
     crosscheck: undefined,
     requestId: 'batch-1',
   })
-  expect(verifyResponseText(body)).toBe(JSON.stringify(body))
+  expect(verifyResponseBytes(body).toString('utf8')).toBe(JSON.stringify(body))
   // an input that looks like a placeholder stays what it was
   const { body: odd } = await verifyBatch(ctx.deps, caller, {
     items: ['00000000-0000-0000-0000-000000000000:0', 1000004],
@@ -94,5 +94,5 @@ test('verifyResponseText equals JSON.stringify of the batch answer, whatever the
     crosscheck: undefined,
     requestId: 'batch-2',
   })
-  expect(verifyResponseText(odd)).toBe(JSON.stringify(odd))
+  expect(verifyResponseBytes(odd).toString('utf8')).toBe(JSON.stringify(odd))
 })

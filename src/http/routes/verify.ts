@@ -7,7 +7,7 @@ import {
   VerifyCompany,
   VerifyResponse,
   verifyBatch,
-  verifyResponseText,
+  verifyResponseBytes,
 } from '../../carriers/batch.ts'
 import { rateLimitHeaders } from '../../keys/usage.ts'
 import type { AppEnv } from '../env.ts'
@@ -98,7 +98,7 @@ export const verifyEndpoint: Endpoint = {
         crosscheck,
         requestId: c.get('requestId'),
       })
-      return c.body(verifyResponseText(body), 200, {
+      return c.body(verifyResponseBytes(body), 200, {
         'Content-Type': 'application/json',
         ...rateLimitHeaders(usage, deps.clock()),
       })
