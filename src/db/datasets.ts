@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import type { Logger } from '../log.ts'
 import type { Sqlite } from './open.ts'
-import { openSqlite } from './open.ts'
+import { CENSUS_CACHE_KIB, DATASET_CACHE_KIB, openSqlite } from './open.ts'
 import { DATASET_NAMES, type Channel, type DatasetName } from './names.ts'
 import { listActiveVersions } from './versions.ts'
 import { resolveStoredPath } from './paths.ts'
@@ -35,7 +35,7 @@ function openActive(
   asOf: string | null,
   activatedAt: number | null,
 ): ActiveDataset {
-  const db = openSqlite(path, 'readonly')
+  const db = openSqlite(path, 'readonly', name === 'census' ? CENSUS_CACHE_KIB : DATASET_CACHE_KIB)
   const cache = new Map<string, Database.Statement>()
   return {
     name,
