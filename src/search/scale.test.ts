@@ -23,6 +23,14 @@ import {
 } from './fts.ts'
 import { SearchResponse } from './page.ts'
 
+/** [limit, budget] pairs of the read tests: no budget, a small page, a budget spent, a budget of 1. */
+const READ_CASES = [
+  [5000, undefined],
+  [20, undefined],
+  [300, 40],
+  [5000, 1],
+] as const
+
 let ctx: TestContext
 let key: string
 beforeAll(async () => {
@@ -192,12 +200,7 @@ describe('word pairs in the census file', () => {
       if (withPairs.words.match !== plain.words.match) paired++
       if (withPairs.words.staged) staged++
       for (const status of [undefined, 'active', 'inactive'] as const)
-        for (const [limit, budget] of [
-          [5000, undefined],
-          [20, undefined],
-          [300, 40],
-          [5000, 1],
-        ] as const)
+        for (const [limit, budget] of READ_CASES)
           for (const k of ['words', 'whole'] as const) {
             const ids = (e: string | WordsMatch) =>
               nameCandidates(census(), e, limit, status, budget).map((c) => c.dot_number)
@@ -241,12 +244,7 @@ describe('filters most names pass, checked on the rows read', () => {
         },
       }
       for (const status of [undefined, 'active', 'inactive'] as const)
-        for (const [limit, budget] of [
-          [5000, undefined],
-          [20, undefined],
-          [300, 40],
-          [5000, 1],
-        ] as const) {
+        for (const [limit, budget] of READ_CASES) {
           const want = nameCandidates(census(), full, limit, status).map((c) => c.dot_number)
           if (!status && limit === 5000) expect(want.length).toBeGreaterThan(0)
           expect(
