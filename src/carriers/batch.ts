@@ -262,13 +262,7 @@ export async function verifyBatch(
   const answered = new Map<number, number>()
   const pending: Promise<VerifyResult>[] = []
   // found, first-named companies, in input order: each is charged one call
-  const charged: {
-    slot: number
-    input: unknown
-    record: CompanyRecord
-    res: Found
-    p: ParsedOk
-  }[] = []
+  const charged: { slot: number; input: unknown; res: Found; p: ParsedOk }[] = []
   for (const [i, s] of slots.entries()) {
     const p = s.parsed
     const input = s.input
@@ -306,7 +300,7 @@ export async function verifyBatch(
       continue
     }
     answered.set(dot, i)
-    charged.push({ slot: i, input, record: res.record, res, p })
+    charged.push({ slot: i, input, res, p })
   }
   let billed = 0
   // every item's charge in one write transaction: one commit per batch, not one per item (an
@@ -314,9 +308,10 @@ export async function verifyBatch(
   deps.db
     .transaction(() => {
       const usages = chargeItems(deps, caller, charged.length)
-      for (const [j, { slot, input, record, res, p }] of charged.entries()) {
+      for (const [j, { slot, input, res, p }] of charged.entries()) {
         const usage = usages[j]
         if (!usage) throw new Error(`batch item ${slot} has no charge`)
+        const { record, match } = res
         const dot = record.dotNumber
         if (!usage.allowed) {
           const at = deps.clock()
@@ -330,7 +325,6 @@ export async function verifyBatch(
           continue
         }
         if (usage.billed) billed++
-        const match = res.match
         const query = p.target.kind === 'id' ? p.target.query : ''
         pending[slot] = shapeMetered(
           deps,

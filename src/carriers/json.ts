@@ -49,21 +49,24 @@ export function toCarrierJson(
   }
 }
 
-/** The blocks of a record JSON that come from the datasets alone (the record cache shares them). */
-type DataBlocks = Pick<
-  CarrierJson,
-  | 'dot_number'
-  | 'mc_number'
-  | 'legal_name'
-  | 'dba_name'
-  | 'entity_type'
-  | 'identity'
-  | 'contact'
-  | 'authority'
-  | 'insurance'
-  | 'fleet'
-  | 'safety'
->
+/**
+ * The keys of a record JSON whose values come from the datasets alone (the record cache shares
+ * them), in toCarrierJson's order.
+ */
+const DATA_KEYS = [
+  'dot_number',
+  'mc_number',
+  'legal_name',
+  'dba_name',
+  'entity_type',
+  'identity',
+  'contact',
+  'authority',
+  'insurance',
+  'fleet',
+  'safety',
+] as const satisfies readonly (keyof CarrierJson)[]
+type DataBlocks = Pick<CarrierJson, (typeof DATA_KEYS)[number]>
 
 interface DataText {
   blocks: DataBlocks
@@ -76,18 +79,15 @@ const dataTexts = new WeakMap<object, DataText>()
 /** Serialised Trust Scores: a cached record's score is one object while its inputs hold. */
 const trustTexts = new WeakMap<object, string>()
 
-const sameBlocks = (a: DataBlocks, b: DataBlocks) =>
-  a.dot_number === b.dot_number &&
-  a.mc_number === b.mc_number &&
-  a.legal_name === b.legal_name &&
-  a.dba_name === b.dba_name &&
-  a.entity_type === b.entity_type &&
-  a.identity === b.identity &&
-  a.contact === b.contact &&
-  a.authority === b.authority &&
-  a.insurance === b.insurance &&
-  a.fleet === b.fleet &&
-  a.safety === b.safety
+/** The memo of a record's data blocks, written again unless every block is the same object. */
+function dataText(json: CarrierJson): DataText {
+  const memo = dataTexts.get(json.identity)
+  if (memo && DATA_KEYS.every((k) => memo.blocks[k] === json[k])) return memo
+  const blocks = Object.fromEntries(DATA_KEYS.map((k) => [k, json[k]])) as DataBlocks
+  const fresh = { blocks, text: JSON.stringify(blocks).slice(1, -1) }
+  dataTexts.set(json.identity, fresh)
+  return fresh
+}
 
 /**
  * `JSON.stringify(json)` for a record from toCarrierJson, with its dataset blocks (identity to
@@ -97,27 +97,10 @@ const sameBlocks = (a: DataBlocks, b: DataBlocks) =>
  * record's score while its inputs hold); reviews, cross-check and meta are serialised per call.
  */
 export function carrierJsonText(json: CarrierJson): string {
-  const blocks: DataBlocks = {
-    dot_number: json.dot_number,
-    mc_number: json.mc_number,
-    legal_name: json.legal_name,
-    dba_name: json.dba_name,
-    entity_type: json.entity_type,
-    identity: json.identity,
-    contact: json.contact,
-    authority: json.authority,
-    insurance: json.insurance,
-    fleet: json.fleet,
-    safety: json.safety,
-  }
-  let memo = dataTexts.get(json.identity)
-  if (!memo || !sameBlocks(memo.blocks, blocks)) {
-    memo = { blocks, text: JSON.stringify(blocks).slice(1, -1) }
-    dataTexts.set(json.identity, memo)
-  }
+  const data = dataText(json).text
   const crosscheck =
     json.crosscheck === undefined ? '' : `,"crosscheck":${JSON.stringify(json.crosscheck)}`
   let trust = trustTexts.get(json.trust)
   if (trust === undefined) trustTexts.set(json.trust, (trust = JSON.stringify(json.trust)))
-  return `{${memo.text},"trust":${trust},"reviews":${JSON.stringify(json.reviews)}${crosscheck},"meta":${JSON.stringify(json.meta)}}`
+  return `{${data},"trust":${trust},"reviews":${JSON.stringify(json.reviews)}${crosscheck},"meta":${JSON.stringify(json.meta)}}`
 }

@@ -65,9 +65,10 @@ export function refuseCall(
 }
 
 /**
- * Charges one call (or `n` at once, all or none: a batch whose items all fit) and counts it in /metrics: `billedLookups` when it is billed, `quotaRefusals`
- * when a capped plan refuses it (then `allowed` is false and nothing is charged). Every billed
- * route goes through here (carrier, broker, bond, search and each batch item).
+ * Charges one call (or `n` at once, all or none: a batch whose items all fit) and counts it in
+ * /metrics: `billedLookups` when it is billed, `quotaRefusals` when a capped plan refuses it (then
+ * `allowed` is false and nothing is charged). Every billed route goes through here (carrier,
+ * broker, bond, search and each batch item).
  */
 export function meterCall(deps: Deps, caller: Caller, at: Date = deps.clock(), n = 1): Usage {
   const usage = meter(deps, caller, n, at)

@@ -2,8 +2,9 @@
  * The dataset part of assembled records, kept per data view (record.ts `RecordData`): what the
  * immutable dataset files say of a USDOT on a given day. A view is replaced whenever any of its
  * dataset versions changes, so a cached entry can never outlive the data it was read from; the
- * parts that can change between two requests (reviews, usage, the freshness verdict, the Trust
- * Score over them) are never cached. Least recently used entries go first.
+ * parts that can change between two requests (reviews, usage, the freshness verdict) are never
+ * cached, and the Trust Score over them is reused only while they are unchanged (record.ts).
+ * Least recently used entries go first.
  *
  * A record enters the cache on its second miss, not its first: a recently missed key is
  * remembered by its hash in a small table (a "doorkeeper"). Random one-off lookups (most of a
