@@ -9,10 +9,12 @@ import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync } from 'n
 import { createServer } from 'node:net'
 import { isAbsolute, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { availableParallelism } from 'node:os'
 import autocannon from 'autocannon'
 import Database from 'better-sqlite3'
 import { writeScaleDataset } from '../tools/generate/dataset.ts'
 import { FILE_KEYS } from '../tools/generate/columns.ts'
+import { defaultRecordWorkers } from '../src/config.ts'
 
 const { values: args } = parseArgs({
   options: {
@@ -229,7 +231,7 @@ async function averageRecordBytes(url: string, headers: Record<string, string>):
 }
 
 /** An account, a live key and a server over a data directory (request logs on, as in production). */
-async function startApi(dataDir: string) {
+async function startApi(dataDir: string, env: Record<string, string> = {}) {
   const id = JSON.parse(
     cli(
       dataDir,
@@ -257,6 +259,7 @@ async function startApi(dataDir: string) {
       // the default level: a request log line each, as in production
       LOG_LEVEL: 'info',
       SYNC_ENABLED: 'false',
+      ...env,
     },
     /"msg":"listening"/,
   )
@@ -358,8 +361,25 @@ async function main() {
       cpuOf: bare,
     })
     log(
-      `lookup GET /v1/carrier/{dot} (auth + metering): ${fmt(api.rps)} req/s, p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors}, server CPU ${api.cpuUs} µs/request`,
+      `lookup GET /v1/carrier/{dot} (auth + metering, ${defaultRecordWorkers(availableParallelism())} record worker thread(s)): ${fmt(api.rps)} req/s, p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors}, server CPU ${api.cpuUs} µs/request`,
     )
+    if (!smoke) {
+      // the same load with every record assembled on the main thread
+      const single = await startApi(dataDir, { RECORD_WORKERS: '0' })
+      try {
+        await load(single.url, { ...lookups, headers: single.auth, cpuOf: single.server }, 1)
+        const r = await load(single.url, {
+          ...lookups,
+          headers: single.auth,
+          cpuOf: single.server,
+        })
+        log(
+          `  the same with RECORD_WORKERS=0 (records on the main thread): ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}, server CPU ${r.cpuUs} µs/request`,
+        )
+      } finally {
+        single.server.kill('SIGTERM')
+      }
+    }
     log(
       `bare node:http same row:                       ${fmt(base.rps)} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms, server CPU ${base.cpuUs} µs/request`,
     )

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { describe, expect, test } from 'vitest'
-import { ConfigError, Env, loadConfig } from './config.ts'
+import { ConfigError, defaultRecordWorkers, Env, loadConfig } from './config.ts'
 
 describe('config', () => {
   test('.env.example lists exactly the variables the appliance reads', () => {
@@ -33,6 +34,13 @@ describe('config', () => {
     expect(c.paths.appDb.endsWith('data/runtime/app.db')).toBe(true)
     expect(c.memory.heapGrowingPercent).toBe(50)
     expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).memory.heapGrowingPercent).toBe(0)
+    expect(c.records.workers).toBe(defaultRecordWorkers(availableParallelism()))
+    expect(loadConfig({ RECORD_WORKERS: '0' }).records.workers).toBe(0)
+    expect(loadConfig({ RECORD_WORKERS: '3' }).records.workers).toBe(3)
+  })
+
+  test('record workers by default: one per core beyond the main thread, 1 to 4', () => {
+    expect([1, 2, 3, 4, 8, 64].map(defaultRecordWorkers)).toEqual([1, 1, 2, 3, 4, 4])
   })
 
   test.each([
@@ -41,6 +49,7 @@ describe('config', () => {
     [{ SYNC_ENABLED: 'yes' }, 'SYNC_ENABLED'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ HEAP_GROWING_PERCENT: '-5' }, 'HEAP_GROWING_PERCENT'],
+    [{ RECORD_WORKERS: 'many' }, 'RECORD_WORKERS'],
     [{ FMCSA_BASE_URL: 'not a url' }, 'FMCSA_BASE_URL'],
     [{ CROSSCHECK_MODE: 'sometimes' }, 'CROSSCHECK_MODE'],
     [{ SYNC_SCHEDULE_DAILY: 'daily' }, 'SYNC_SCHEDULE_DAILY'],

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os'
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
 
@@ -46,6 +47,7 @@ export const Env = z.object({
   SYNC_OOS_MIN_ROWS: unsetIfEmpty(z.coerce.number().int().min(0).default(10_000)),
   DATASET_MAX_AGE_HOURS: unsetIfEmpty(z.coerce.number().positive().default(72)),
   RECORD_CACHE_ENTRIES: unsetIfEmpty(z.coerce.number().int().min(0).max(1_000_000).default(500)),
+  RECORD_WORKERS: unsetIfEmpty(z.coerce.number().int().min(0).max(16).optional()),
   HEAP_GROWING_PERCENT: unsetIfEmpty(z.coerce.number().int().min(0).max(400).default(50)),
 
   QCMOBILE_BASE_URL: unsetIfEmpty(z.url().default('https://mobile.fmcsa.dot.gov/qc/services')),
@@ -137,7 +139,10 @@ export function loadConfig(env: Record<string, string | undefined>) {
       cacheSeconds: e.CROSSCHECK_CACHE_SECONDS,
       minIntervalMs: e.CROSSCHECK_MIN_INTERVAL_MS,
     },
-    records: { cacheEntries: e.RECORD_CACHE_ENTRIES },
+    records: {
+      cacheEntries: e.RECORD_CACHE_ENTRIES,
+      workers: e.RECORD_WORKERS ?? defaultRecordWorkers(availableParallelism()),
+    },
     memory: { heapGrowingPercent: e.HEAP_GROWING_PERCENT },
     safety: {
       nationalAverages: {
@@ -166,3 +171,11 @@ export function loadConfig(env: Record<string, string | undefined>) {
   } as const
 }
 export type Config = ReturnType<typeof loadConfig>
+
+/**
+ * Record worker threads when RECORD_WORKERS is unset: one per core beyond the main thread's, at
+ * least one (on 2 cores one worker served 28 % more random lookups than none; README), at most 4.
+ */
+export function defaultRecordWorkers(cores: number): number {
+  return Math.min(4, Math.max(1, cores - 1))
+}

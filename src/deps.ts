@@ -7,6 +7,7 @@ import { relativizePaths } from './db/paths.ts'
 import type { Sqlite } from './db/open.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createMetrics, type Metrics } from './metrics.ts'
+import type { DataView } from './db/datasets.ts'
 
 /** Everything a domain function may need, passed in explicitly (never imported as a singleton). */
 export interface Deps {
@@ -19,7 +20,22 @@ export interface Deps {
   fetch: typeof globalThis.fetch
   random: () => number
   metrics: Metrics
+  /** worker threads assembling records for single lookups (the server starts them); null: none */
+  recordWorkers: RecordWorkerPool | null
   close(): void
+}
+
+/**
+ * What lookups need of the record worker threads (carriers/record-workers.ts, a higher layer):
+ * the dataset part of a USDOT's record in a view (carriers/record.ts `RecordData`), or null.
+ */
+export interface RecordWorkerPool {
+  read(
+    view: DataView,
+    dot: number,
+    deps: { today: string; nationalAverages?: Config['safety']['nationalAverages'] },
+  ): Promise<unknown>
+  close(): Promise<void>
 }
 
 export interface DepsOverrides {
@@ -49,6 +65,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
     fetch: overrides.fetch ?? globalThis.fetch.bind(globalThis),
     random: overrides.random ?? Math.random,
     metrics: createMetrics(),
+    recordWorkers: null,
     close() {
       datasets.close()
       if (appDb.sqlite.open) appDb.sqlite.close()

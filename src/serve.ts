@@ -1,4 +1,5 @@
 /** Composition root: config → deps → sample → app → listen → scheduler → graceful shutdown. */
+import { RecordWorkers } from './carriers/record-workers.ts'
 import { readFileSync } from 'node:fs'
 import type { Server as HttpServer } from 'node:http'
 import { setFlagsFromString } from 'node:v8'
@@ -53,6 +54,12 @@ export async function startServer(
     for (const r of sample)
       if (r.status !== 'activated') log.error({ result: r }, 'sample dataset build failed')
   deps.datasets.reconcile()
+  if (config.records.workers > 0)
+    deps.recordWorkers = new RecordWorkers({
+      size: config.records.workers,
+      log,
+      nationalAverages: config.safety.nationalAverages,
+    })
 
   const app = createApp(deps)
   const timeouts = {
@@ -102,6 +109,7 @@ export async function startServer(
       lifetime.abort(new Error('shutting down'))
       await stopJobs()
       await new Promise<void>((r) => server.close(() => r()))
+      await deps.recordWorkers?.close()
       deps.close()
       log.info('stopped')
     })())

@@ -12,7 +12,7 @@ import type { Caller } from '../keys/keys.ts'
 import * as N from '../ingest/normalize.ts'
 import { resolveDocketViaQcmobile } from '../crosscheck/crosscheck.ts'
 import { findCensusByDocket } from '../census/census.ts'
-import { findRecord } from './lookup.ts'
+import { loadRecord } from './lookup.ts'
 import type { CompanyRecord } from './record.ts'
 import type { EntityType } from '../fields.ts'
 
@@ -192,7 +192,7 @@ export async function resolveIdentifier(
   id: Identifier,
 ): Promise<IdentifierResolution> {
   if (id.kind === 'usdot_suffix') {
-    const record = findRecord(deps, caller, id.dot)
+    const record = await loadRecord(deps, caller, id.dot)
     if (!record) return { ok: false, message: `No company found for USDOT number ${id.dot}` }
     const role = SUFFIX_ROLE[id.suffix]
     const roles = record.identity.entity_types
@@ -210,8 +210,9 @@ export async function resolveIdentifier(
     const dots = (await resolveDocketViaQcmobile(deps, id.prefix, id.number)) ?? []
     candidates = dots.slice(0, MAX_CANDIDATES).map((dot) => ({ dot, via: 'qcmobile' as const }))
   }
-  const found = candidates.flatMap((c) => {
-    const record = findRecord(deps, caller, c.dot)
+  const read = await Promise.all(candidates.map((c) => loadRecord(deps, caller, c.dot)))
+  const found = candidates.flatMap((c, i) => {
+    const record = read[i]
     return record ? [{ record, via: c.via }] : []
   })
   const [best, ...rest] = rankHolders(found)

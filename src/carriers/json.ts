@@ -79,14 +79,40 @@ const dataTexts = new WeakMap<object, DataText>()
 /** Serialised Trust Scores: a cached record's score is one object while its inputs hold. */
 const trustTexts = new WeakMap<object, string>()
 
+const blocksOf = (r: DataBlocks) =>
+  Object.fromEntries(DATA_KEYS.map((k) => [k, r[k]])) as DataBlocks
+
 /** The memo of a record's data blocks, written again unless every block is the same object. */
 function dataText(json: CarrierJson): DataText {
   const memo = dataTexts.get(json.identity)
   if (memo && DATA_KEYS.every((k) => memo.blocks[k] === json[k])) return memo
-  const blocks = Object.fromEntries(DATA_KEYS.map((k) => [k, json[k]])) as DataBlocks
+  const blocks = blocksOf(json)
   const fresh = { blocks, text: JSON.stringify(blocks).slice(1, -1) }
   dataTexts.set(json.identity, fresh)
   return fresh
+}
+
+/**
+ * A record's data blocks and the rest of it as one JSON text whose start is the blocks' text as
+ * `carrierJsonText` writes it: `{blocks,rest}`. Returns it with the length of the blocks' part.
+ */
+export function dataBlocksFirst<R extends DataBlocks>(r: R): { json: string; blocks: number } {
+  const blocks = JSON.stringify(blocksOf(r)).slice(1, -1)
+  const rest = Object.fromEntries(
+    Object.entries(r).filter(([k]) => !(DATA_KEYS as readonly string[]).includes(k)),
+  )
+  const restText = JSON.stringify(rest).slice(1, -1)
+  return { json: `{${blocks}${restText ? ',' : ''}${restText}}`, blocks: blocks.length }
+}
+
+/**
+ * Parses a `dataBlocksFirst` text, remembering the blocks' text for `carrierJsonText` (a record
+ * assembled in a worker thread is then serialised there only once).
+ */
+export function parseDataBlocksFirst<R extends DataBlocks>(json: string, blocks: number): R {
+  const r = JSON.parse(json) as R
+  dataTexts.set(r.identity, { blocks: blocksOf(r), text: json.slice(1, 1 + blocks) })
+  return r
 }
 
 /**

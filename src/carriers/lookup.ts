@@ -17,10 +17,13 @@ import {
 } from '../keys/usage.ts'
 import { dataReasons } from './data-check.ts'
 import { toCarrierJson } from './json.ts'
+import type { DataView } from '../db/datasets.ts'
 import {
   crosscheckInputOf,
   getCompanyRecord,
+  loadCompanyRecord,
   type CompanyRecord,
+  type RecordDataReader,
   type RecordDeps,
 } from './record.ts'
 import type { CarrierJson } from './schema.ts'
@@ -31,10 +34,32 @@ export function findRecord(deps: Deps, caller: Caller, dot: number): CompanyReco
 }
 
 /**
+ * `findRecord` for a request that can wait: where the record is not cached, its dataset part is
+ * assembled by a record worker thread (record-workers.ts) when the server runs them.
+ */
+export async function loadRecord(
+  deps: Deps,
+  caller: Caller,
+  dot: number,
+): Promise<CompanyRecord | null> {
+  if (!deps.recordWorkers) return findRecord(deps, caller, dot)
+  const { view, recordDeps } = readContext(deps, caller)
+  // the pool is typed in deps.ts, below the record's layer: it reads what recordData returns
+  const read = deps.recordWorkers.read.bind(deps.recordWorkers) as RecordDataReader
+  return loadCompanyRecord(recordDeps, view, dot, read)
+}
+
+/**
  * Reads many records at one instant (a batch): the clock, the caller's view and whether its data
  * can be vouched for (data-check.ts) are read once, not once per record.
  */
 export function recordReader(deps: Deps, caller: Caller): (dot: number) => CompanyRecord | null {
+  const { view, recordDeps } = readContext(deps, caller)
+  return (dot) => getCompanyRecord(recordDeps, view, dot)
+}
+
+/** The caller's view and what reading its records at this instant needs. */
+function readContext(deps: Deps, caller: Caller): { view: DataView; recordDeps: RecordDeps } {
   const now = deps.clock()
   const view = deps.datasets.view(caller.mode)
   const recordDeps: RecordDeps = {
@@ -46,7 +71,7 @@ export function recordReader(deps: Deps, caller: Caller): (dot: number) => Compa
     cacheEntries: deps.config.records.cacheEntries,
   }
   recordDeps.dataReasons = dataReasons(recordDeps, view)
-  return (dot) => getCompanyRecord(recordDeps, view, dot)
+  return { view, recordDeps }
 }
 
 /**

@@ -39,6 +39,24 @@ function seenBefore(key: string): boolean {
   return false
 }
 
+/** The cached value for (view, key): `{ value }` when cached (value may be null), else undefined. */
+export function peekPerView<T>(
+  view: DataView,
+  key: string,
+  capacity: number,
+): { value: T } | undefined {
+  if (capacity <= 0) return undefined
+  const hit = cache.get(view, key)
+  if (hit === undefined) return undefined
+  return { value: (hit === NONE ? undefined : hit) as T }
+}
+
+/** Offers a freshly built value for (view, key): kept from the key's second miss on (see above). */
+export function keepPerView(view: DataView, key: string, value: unknown, capacity: number): void {
+  if (capacity > 0 && seenBefore(key))
+    cache.set(view, key, value === undefined ? NONE : value, capacity)
+}
+
 /**
  * `build()`'s value for (view, key), from the cache when there; kept from the key's second miss
  * on (see above). `capacity` 0 turns it off.
@@ -49,10 +67,9 @@ export function cachedPerView<T>(
   capacity: number,
   build: () => T,
 ): { value: T; hit: boolean } {
-  if (capacity <= 0) return { value: build(), hit: false }
-  const hit = cache.get(view, key)
-  if (hit !== undefined) return { value: (hit === NONE ? undefined : hit) as T, hit: true }
+  const hit = peekPerView<T>(view, key, capacity)
+  if (hit) return { value: hit.value, hit: true }
   const value = build()
-  if (seenBefore(key)) cache.set(view, key, value === undefined ? NONE : value, capacity)
+  keepPerView(view, key, value, capacity)
   return { value, hit: false }
 }

@@ -16,7 +16,7 @@ import type { TrustInput } from '../trust/input.ts'
 import { computeTrust } from '../trust/score.ts'
 import type { TrustJson } from '../trust/schema.ts'
 import { contactSignals, type ContactSignals } from '../trust/signals.ts'
-import { cachedPerView } from './record-cache.ts'
+import { cachedPerView, keepPerView, peekPerView } from './record-cache.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
 import { findCensusRow, priorRevokeOf, usdotStatusOf, type CensusRow } from '../census/census.ts'
 import { censusClasses, entityTypes, privateEntity } from './entity.ts'
@@ -60,8 +60,11 @@ export interface RecordDeps {
   cacheEntries?: number
 }
 
-/** What the dataset files say of a USDOT on a day: the record without reviews and Trust Score. */
-type RecordData = Omit<CompanyRecord, 'trust' | 'reviews'> & {
+/**
+ * What the dataset files say of a USDOT on a day: the record without reviews and Trust Score.
+ * Plain data only (no functions, no class instances): it crosses threads (record-workers.ts).
+ */
+export type RecordData = Omit<CompanyRecord, 'trust' | 'reviews'> & {
   /** shared-contact signals of the Trust Score (census queries) */
   contacts: ContactSignals | null
 }
@@ -157,12 +160,46 @@ export function getCompanyRecord(
   const { value: data } = cachedPerView(view, `${deps.today}|${dot}`, deps.cacheEntries ?? 0, () =>
     recordData(deps, view, census, dot),
   )
-  if (!data) return null
+  return data ? completeRecord(deps, view, data) : null
+}
+
+/**
+ * Reads the dataset part of a record for `getCompanyRecord`'s callers that can wait: where it is
+ * not cached, `read` assembles it (in a worker thread: record-workers.ts).
+ */
+export type RecordDataReader = (
+  view: DataView,
+  dot: number,
+  deps: RecordDataDeps,
+) => Promise<RecordData | null>
+
+/** `getCompanyRecord`, with the dataset part read by `read` when it is not cached. */
+export async function loadCompanyRecord(
+  deps: RecordDeps,
+  view: DataView,
+  dot: number,
+  read: RecordDataReader,
+): Promise<CompanyRecord | null> {
+  if (!view.get('census')) throw new AppError('dataset_unavailable')
+  const key = `${deps.today}|${dot}`
+  const capacity = deps.cacheEntries ?? 0
+  const cached = peekPerView<RecordData | null>(view, key, capacity)
+  let data: RecordData | null
+  if (cached) data = cached.value
+  else {
+    data = await read(view, dot, deps)
+    keepPerView(view, key, data, capacity)
+  }
+  return data ? completeRecord(deps, view, data) : null
+}
+
+/** A record from its dataset part: reviews (read now) and the Trust Score over everything. */
+function completeRecord(deps: RecordDeps, view: DataView, data: RecordData): CompanyRecord {
   const { contacts, ...blocks } = data
   const record: CompanyRecord = {
     ...blocks,
     trust: emptyTrust(),
-    reviews: getReviewsBlock(deps.db, dot),
+    reviews: getReviewsBlock(deps.db, data.dotNumber),
   }
   // the record is assembled: score it from its own input
   const reasons = deps.dataReasons ? [...deps.dataReasons] : dataReasons(deps, view)
@@ -189,9 +226,12 @@ export function getCompanyRecord(
 /** The Trust Score last computed over a record's data, with what else it was computed from. */
 const trustMemo = new WeakMap<RecordData, { key: string; trust: TrustJson }>()
 
+/** What assembling the dataset part of a record needs besides the view. */
+export type RecordDataDeps = Pick<RecordDeps, 'today' | 'nationalAverages'>
+
 /** The dataset part of a record (every block but reviews and trust), or null when none knows it. */
-function recordData(
-  deps: RecordDeps,
+export function recordData(
+  deps: RecordDataDeps,
   view: DataView,
   census: ActiveDataset,
   dot: number,

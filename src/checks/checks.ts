@@ -12,6 +12,7 @@ import { toMetaJson } from '../carriers/json.ts'
 import {
   chargeCall,
   findRecord,
+  loadRecord,
   notFoundForDot,
   notFoundWithUsage,
   shapeMetered,
@@ -66,7 +67,7 @@ async function resolve(
     const r = DotParam.safeParse(typeof req.dot === 'number' ? String(req.dot) : req.dot)
     if (!r.success)
       throw new AppError('invalid_dot', r.error.issues[0]?.message ?? 'invalid USDOT number')
-    const record = findRecord(deps, caller, r.data)
+    const record = await loadRecord(deps, caller, r.data)
     if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(r.data).message)
     return { record, lookup: null }
   }

@@ -14,6 +14,8 @@ export interface ActiveDataset {
   readonly versionId: number
   readonly asOf: string | null
   readonly activatedAt: number | null
+  /** the file, absolute */
+  readonly path: string
   readonly db: Sqlite
   /** A statement prepared once per connection (a swap replaces the cache with the connection). */
   stmt(sql: string): Database.Statement
@@ -27,15 +29,17 @@ export interface DataView {
   readonly versionKey: string
 }
 
-function openActive(
+/** Opens one dataset version read-only (its own connection and statement cache). */
+export function openActive(
   name: DatasetName,
   channel: Channel,
   versionId: number,
   path: string,
   asOf: string | null,
   activatedAt: number | null,
+  cacheKib = name === 'census' ? CENSUS_CACHE_KIB : DATASET_CACHE_KIB,
 ): ActiveDataset {
-  const db = openSqlite(path, 'readonly', name === 'census' ? CENSUS_CACHE_KIB : DATASET_CACHE_KIB)
+  const db = openSqlite(path, 'readonly', cacheKib)
   const cache = new Map<string, Database.Statement>()
   return {
     name,
@@ -43,6 +47,7 @@ function openActive(
     versionId,
     asOf,
     activatedAt,
+    path,
     db,
     stmt(sql) {
       let s = cache.get(sql)

@@ -3,7 +3,7 @@ import { Hono } from 'hono'
 import { DotParam } from '../../carriers/docket.ts'
 import {
   billAndShape,
-  findRecord,
+  loadRecord,
   notFoundForDot,
   notFoundWithUsage,
 } from '../../carriers/lookup.ts'
@@ -39,7 +39,7 @@ export function dotLookupRoutes(
       const dot = parseOr(DotParam, c.req.param('dot'), 'invalid_dot')
       const crosscheck = parseOr(CrosscheckQuery, c.req.query('crosscheck'), 'invalid_request')
       const caller = c.get('caller')
-      const record = findRecord(deps, caller, dot)
+      const record = await loadRecord(deps, caller, dot)
       if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
       const { json, usage } = await billAndShape(
         deps,

@@ -1,0 +1,71 @@
+/**
+ * A record worker thread (record-workers.ts): assembles the dataset part of records from its own
+ * read-only connections to the dataset files the main thread names, one request at a time.
+ */
+import { parentPort, workerData } from 'node:worker_threads'
+import { openActive, type ActiveDataset, type DataView } from '../db/datasets.ts'
+import { DATASET_NAMES, type DatasetName } from '../db/names.ts'
+import type { NationalAverages } from '../safety/national-averages.ts'
+import { dataBlocksFirst } from './json.ts'
+import { recordData } from './record.ts'
+import type { ReadReply, ReadRequest, ViewRef } from './record-workers.ts'
+
+const port = parentPort
+if (!port) throw new Error('record-worker.ts runs in a worker thread')
+const { nationalAverages, cacheKib } = workerData as {
+  nationalAverages?: NationalAverages
+  cacheKib: number
+}
+
+/** Open dataset connections by file and version. */
+const connections = new Map<string, ActiveDataset>()
+/** The views last named by the main thread, at most one per source (mirror, sample). */
+const views = new Map<string, DataView>()
+
+const connectionKey = (path: string, versionId: number) => `${versionId}|${path}`
+
+/** Opens what a view names (reusing open files), replaces the view of its source, closes the rest. */
+function install(ref: ViewRef): void {
+  const byName = new Map<DatasetName, ActiveDataset>()
+  for (const d of ref.datasets) {
+    const key = connectionKey(d.path, d.versionId)
+    let open = connections.get(key)
+    if (!open) {
+      open = openActive(d.name, d.channel, d.versionId, d.path, d.asOf, d.activatedAt, cacheKib)
+      connections.set(key, open)
+    }
+    byName.set(d.name, open)
+  }
+  for (const [key, view] of views) if (view.source === ref.source) views.delete(key)
+  views.set(ref.key, {
+    source: ref.source,
+    versionKey: ref.key,
+    get: (name) => byName.get(name) ?? null,
+  })
+  const used = new Set<ActiveDataset>()
+  for (const view of views.values())
+    for (const name of DATASET_NAMES) {
+      const open = view.get(name)
+      if (open) used.add(open)
+    }
+  for (const [key, open] of connections)
+    if (!used.has(open)) {
+      open.db.close()
+      connections.delete(key)
+    }
+}
+
+function answer(req: ReadRequest): ReadReply {
+  try {
+    if (req.view) install(req.view)
+    const view = views.get(req.viewKey)
+    const census = view?.get('census')
+    if (!view || !census) return { id: req.id, error: `no census in view ${req.viewKey}` }
+    const data = recordData({ today: req.today, nationalAverages }, view, census, req.dot)
+    return { id: req.id, ...(data ? dataBlocksFirst(data) : { json: 'null', blocks: 0 }) }
+  } catch (err) {
+    return { id: req.id, error: err instanceof Error ? err.message : String(err) }
+  }
+}
+
+port.on('message', (req: ReadRequest) => port.postMessage(answer(req)))

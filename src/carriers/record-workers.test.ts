@@ -1,0 +1,160 @@
+/**
+ * Records assembled in worker threads: equal to the main thread's assembly in every view, follow
+ * a new dataset version at once, and never fail a lookup when a worker cannot answer.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { CENSUS_FILE_ID } from '../census/census.ts'
+import type { ActiveDataset, DataView } from '../db/datasets.ts'
+import { pipelineDeps } from '../deps.ts'
+import { verifyKey, type Caller } from '../keys/keys.ts'
+import { createLogger, silentLogger } from '../log.ts'
+import { importDir } from '../sync/pipeline.ts'
+import { carrierRow, writeCensus, type CensusFields } from '../testing/census-fixture.ts'
+import { createTestContext, type TestContext } from '../testing/context.ts'
+import { carrierJsonText, dataBlocksFirst, parseDataBlocksFirst, toCarrierJson } from './json.ts'
+import { findRecord, loadRecord } from './lookup.ts'
+import { RecordWorkers } from './record-workers.ts'
+
+let ctx: TestContext
+let root: string
+let workers: RecordWorkers
+let live: Caller
+let sandbox: Caller
+const SAMPLE_DOTS = [344554, 1000001, 1000002, 1000004, 1000005, 1000010, 1000100, 99_999_998]
+const LIVE_DOTS = [1_000_001, 1_000_002, 1_000_003, 1_000_004]
+
+const census = (dir: string, over: Record<number, CensusFields> = {}) => {
+  mkdirSync(dir, { recursive: true })
+  writeCensus(
+    join(dir, `${CENSUS_FILE_ID}.csv`),
+    LIVE_DOTS.slice(0, 3).map((dot) => carrierRow(dot, over[dot] ?? {})),
+  )
+  return dir
+}
+
+function callerOf(mode: 'live' | 'test'): Caller {
+  const v = verifyKey(ctx.deps.db, ctx.account('free').key(mode), ctx.clock().getTime())
+  if (!v.ok) throw new Error('key')
+  return v.caller
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'cvk-record-workers-'))
+  ctx = await createTestContext({
+    sampleDir: 'data/sample',
+    liveDir: census(join(root, 'v1')),
+    // every read assembles the record: the cache would answer the second round itself
+    env: { RECORD_CACHE_ENTRIES: '0' },
+  })
+  live = callerOf('live')
+  sandbox = callerOf('test')
+  // one worker: it is handed the sample view and the live view in turn
+  workers = new RecordWorkers({ size: 1, log: silentLogger() })
+}, 120_000)
+afterAll(async () => {
+  await workers.close()
+  ctx.close()
+  rmSync(root, { recursive: true, force: true })
+})
+
+/** The record as the server reads it with the pool, and as the main thread alone assembles it. */
+async function both(caller: Caller, dot: number) {
+  const viaWorker = await loadRecord({ ...ctx.deps, recordWorkers: workers }, caller, dot)
+  return { viaWorker, onMain: findRecord(ctx.deps, caller, dot) }
+}
+
+test('a record assembled by a worker equals the main thread’s, in the sample and the live view', async () => {
+  for (let round = 0; round < 2; round++)
+    for (const [caller, dots] of [
+      [sandbox, SAMPLE_DOTS],
+      [live, LIVE_DOTS],
+    ] as const)
+      for (const dot of dots) {
+        const { viaWorker, onMain } = await both(caller, dot)
+        expect(viaWorker, `USDOT ${dot} (${caller.mode})`).toEqual(onMain)
+      }
+  expect((await both(sandbox, 1000001)).viaWorker?.source).toBe('sample')
+  expect((await both(live, 1_000_001)).viaWorker?.source).toBe('mirror')
+  expect((await both(live, 1_000_004)).viaWorker).toBeNull()
+})
+
+test('many lookups in flight at once each get their own record', async () => {
+  const dots = [...SAMPLE_DOTS, ...SAMPLE_DOTS, ...SAMPLE_DOTS]
+  const pool = { ...ctx.deps, recordWorkers: workers }
+  const read = await Promise.all(dots.map((dot) => loadRecord(pool, sandbox, dot)))
+  read.forEach((r, i) => expect(r?.dotNumber ?? null).toBe(r ? dots[i] : null))
+  expect(read.map((r) => r?.legal_name ?? null)).toEqual(
+    dots.map((dot) => findRecord(ctx.deps, sandbox, dot)?.legal_name ?? null),
+  )
+})
+
+test('a new live census version is read by the worker from the next lookup on', async () => {
+  expect((await both(live, 1_000_001)).viaWorker?.identity.usdot_status).toBe('active')
+  const results = await importDir(
+    pipelineDeps(ctx.deps),
+    census(join(root, 'v2'), { 1_000_001: { STATUS_CODE: 'I', POWER_UNITS: '77' } }),
+    { channel: 'live', trigger: 'test', signal: AbortSignal.timeout(30_000) },
+  )
+  expect(results.map((r) => r.status)).toEqual(['activated'])
+  const { viaWorker, onMain } = await both(live, 1_000_001)
+  expect(viaWorker?.identity.usdot_status).toBe('inactive')
+  expect(viaWorker?.fleet.power_units).toBe(77)
+  expect(viaWorker).toEqual(onMain)
+})
+
+test('a worker that cannot read the files answers through the main thread', async () => {
+  const view = ctx.deps.datasets.view('test')
+  const census = view.get('census') as ActiveDataset
+  // the worker is told a file that does not exist; the main thread's connection is intact
+  const broken: DataView = {
+    ...view,
+    versionKey: `${view.versionKey}:broken`,
+    get: (name) =>
+      name === 'census' ? { ...census, path: join(root, 'missing.db') } : view.get(name),
+  }
+  const lines: { msg: string; dot?: number }[] = []
+  const log = createLogger('warn', { write: (l: string) => void lines.push(JSON.parse(l)) })
+  const pool = new RecordWorkers({ size: 1, log })
+  try {
+    const deps = { today: '2026-11-15' }
+    const viaFallback = await pool.read(broken, 1000001, deps)
+    expect(lines).toMatchObject([
+      { msg: 'record worker failed; assembling on the main thread', dot: 1000001 },
+    ])
+    const viaWorker = await pool.read(view, 1000001, deps)
+    expect(lines).toHaveLength(1)
+    expect(viaFallback).not.toBeNull()
+    expect(viaFallback).toEqual(viaWorker)
+  } finally {
+    await pool.close()
+  }
+})
+
+test('after the pool is closed, lookups are assembled on the main thread', async () => {
+  const closed = new RecordWorkers({ size: 2, log: silentLogger() })
+  await closed.close()
+  const record = await loadRecord({ ...ctx.deps, recordWorkers: closed }, sandbox, 1000001)
+  expect(record).toEqual(findRecord(ctx.deps, sandbox, 1000001))
+})
+
+test('a worker-read record answers the same JSON text as JSON.stringify, from the text it came in', async () => {
+  const pool = { ...ctx.deps, recordWorkers: workers }
+  for (const dot of SAMPLE_DOTS) {
+    const record = await loadRecord(pool, sandbox, dot)
+    if (!record) continue
+    const json = toCarrierJson(record, { usage: null, requestId: 'req-w', source: record.source })
+    expect(carrierJsonText(json), `USDOT ${dot}`).toBe(JSON.stringify(json))
+  }
+  // the text sent from the worker starts with the blocks exactly as carrierJsonText writes them
+  const onMain = findRecord(ctx.deps, sandbox, 1000001)
+  if (!onMain) throw new Error('no record')
+  const { json, blocks } = dataBlocksFirst(onMain)
+  const whole = JSON.stringify(
+    toCarrierJson(onMain, { usage: null, requestId: 'r', source: 'sample' }),
+  )
+  expect(whole.startsWith(`{${json.slice(1, 1 + blocks)},"trust":`)).toBe(true)
+  expect(parseDataBlocksFirst(json, blocks)).toEqual(onMain)
+})

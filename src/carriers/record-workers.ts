@@ -1,0 +1,198 @@
+/**
+ * Worker threads that assemble the dataset part of records (record.ts `recordData`) for single
+ * lookups. A lookup whose record is not cached spends most of its time in synchronous SQLite
+ * reads of several dataset files (from the disk when the host has reclaimed their pages); in a
+ * worker those reads leave the main thread free for authentication, metering, reviews, the Trust
+ * Score and the response, they overlap each other, and they use the machine's other cores.
+ *
+ * Each worker opens its own read-only connections to the files of the view the request names: the
+ * main thread sends a view's files (paths, version ids, dates) the first time it sends a worker a
+ * request in that view, and the worker then closes the files of the view it replaced. A worker
+ * that fails or dies never fails a lookup: the record is then assembled on the main thread, which
+ * also reproduces any error the data itself causes.
+ */
+import type { Worker } from 'node:worker_threads'
+import type { DataView } from '../db/datasets.ts'
+import { DATASET_NAMES, type Channel, type DatasetName } from '../db/names.ts'
+import { siblingModule, startWorker } from '../ingest/worker-module.ts'
+import type { RecordWorkerPool } from '../deps.ts'
+import type { Logger } from '../log.ts'
+import type { NationalAverages } from '../safety/national-averages.ts'
+import { parseDataBlocksFirst } from './json.ts'
+import { recordData, type RecordData, type RecordDataReader } from './record.ts'
+
+const ENTRY = siblingModule('./record-worker', import.meta.url)
+
+/**
+ * Page cache of a worker's connection to each dataset file (KiB). The interior B-tree pages of
+ * the lookup indexes (about 5 MB in the census at full scale) mostly fit; the rest comes from the
+ * OS page cache, shared by every thread. Kept small: every worker has its own.
+ */
+const WORKER_CACHE_KIB = 4_096
+
+export interface DatasetRef {
+  name: DatasetName
+  channel: Channel
+  versionId: number
+  path: string
+  asOf: string | null
+  activatedAt: number | null
+}
+
+/** The files of a data view, as a worker opens them. */
+export interface ViewRef {
+  key: string
+  source: DataView['source']
+  datasets: DatasetRef[]
+}
+
+export interface ReadRequest {
+  id: number
+  /** the view's files, sent when this worker's previous request was in another view */
+  view?: ViewRef
+  viewKey: string
+  dot: number
+  today: string
+}
+
+/**
+ * The record's data as JSON text (`dataBlocksFirst`: faster both ways than the structured clone
+ * of the object, and its blocks' text is reused for the response), or what went wrong.
+ */
+export type ReadReply = { id: number; json: string; blocks: number } | { id: number; error: string }
+
+interface Pending {
+  resolve: (data: RecordData | null) => void
+  reject: (err: Error) => void
+}
+
+interface Slot {
+  worker: Worker
+  pending: Map<number, Pending>
+  /** the view key of the last request sent to this worker */
+  lastKey: string | null
+}
+
+/** What a view's files are, computed once per view object (a swap builds a new view). */
+const refs = new WeakMap<DataView, ViewRef>()
+
+function viewRef(view: DataView): ViewRef {
+  let ref = refs.get(view)
+  if (!ref) {
+    const datasets: DatasetRef[] = []
+    for (const name of DATASET_NAMES) {
+      const d = view.get(name)
+      if (d)
+        datasets.push({
+          name,
+          channel: d.channel,
+          versionId: d.versionId,
+          path: d.path,
+          asOf: d.asOf,
+          activatedAt: d.activatedAt,
+        })
+    }
+    ref = { key: JSON.stringify(datasets), source: view.source, datasets }
+    refs.set(view, ref)
+  }
+  return ref
+}
+
+export interface RecordWorkersOptions {
+  /** worker threads (at least 1) */
+  size: number
+  log: Logger
+  nationalAverages?: NationalAverages
+}
+
+/** A pool of record worker threads; `read` is a `RecordDataReader` for `loadCompanyRecord`. */
+export class RecordWorkers implements RecordWorkerPool {
+  private readonly slots: (Slot | null)[]
+  private readonly options: RecordWorkersOptions
+  private nextId = 1
+  private closed = false
+
+  constructor(options: RecordWorkersOptions) {
+    this.options = options
+    this.slots = Array.from({ length: Math.max(1, options.size) }, () => null)
+    for (let i = 0; i < this.slots.length; i++) this.slots[i] = this.spawn(i)
+  }
+
+  /** The dataset part of a USDOT's record in `view`, assembled by the least busy worker. */
+  readonly read: RecordDataReader = async (view, dot, deps) => {
+    try {
+      return await this.ask(view, dot, deps.today)
+    } catch (err) {
+      this.options.log.warn({ err, dot }, 'record worker failed; assembling on the main thread')
+      const census = view.get('census')
+      return census ? recordData(deps, view, census, dot) : null
+    }
+  }
+
+  /** Stops the workers; reads after this assemble on the main thread. */
+  async close(): Promise<void> {
+    this.closed = true
+    const running = this.slots.filter((s): s is Slot => s !== null)
+    this.slots.fill(null)
+    await Promise.all(running.map((s) => s.worker.terminate()))
+  }
+
+  private ask(view: DataView, dot: number, today: string): Promise<RecordData | null> {
+    const slot = this.pick()
+    if (!slot) return Promise.reject(new Error('record workers are closed'))
+    const ref = viewRef(view)
+    const id = this.nextId++
+    const req: ReadRequest = { id, viewKey: ref.key, dot, today }
+    if (slot.lastKey !== ref.key) {
+      req.view = ref
+      slot.lastKey = ref.key
+    }
+    return new Promise<RecordData | null>((resolve, reject) => {
+      slot.pending.set(id, { resolve, reject })
+      slot.worker.postMessage(req)
+    })
+  }
+
+  /** The worker with the fewest requests in flight (a dead one is started again). */
+  private pick(): Slot | null {
+    if (this.closed) return null
+    let best: Slot | null = null
+    for (let i = 0; i < this.slots.length; i++) {
+      const slot = (this.slots[i] ??= this.spawn(i))
+      if (!best || slot.pending.size < best.pending.size) best = slot
+    }
+    return best
+  }
+
+  private spawn(index: number): Slot {
+    const worker = startWorker(ENTRY, {
+      workerData: { nationalAverages: this.options.nationalAverages, cacheKib: WORKER_CACHE_KIB },
+      // records are small and short-lived: a small heap, collected before it costs memory
+      resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 },
+    })
+    // an idle pool never keeps the process alive
+    worker.unref()
+    const slot: Slot = { worker, pending: new Map(), lastKey: null }
+    worker.on('message', (reply: ReadReply) => {
+      const p = slot.pending.get(reply.id)
+      if (!p) return
+      slot.pending.delete(reply.id)
+      if ('error' in reply) p.reject(new Error(reply.error))
+      else
+        p.resolve(
+          reply.json === 'null' ? null : parseDataBlocksFirst<RecordData>(reply.json, reply.blocks),
+        )
+    })
+    const fail = (err: Error) => {
+      if (this.slots[index] === slot) this.slots[index] = null
+      for (const p of slot.pending.values()) p.reject(err)
+      slot.pending.clear()
+    }
+    worker.on('error', (err) => {
+      this.options.log.error({ err }, 'record worker crashed')
+      fail(err)
+    })
+    worker.on('exit', (code) => fail(new Error(`record worker exited with code ${code}`)))
+    return slot
+  }
+}
