@@ -168,7 +168,7 @@ export class RecordWorkers implements RecordWorkerPool {
     const worker = startWorker(ENTRY, {
       workerData: { nationalAverages: this.options.nationalAverages, cacheKib: WORKER_CACHE_KIB },
       // records are small and short-lived: a small heap, collected before it costs memory
-      resourceLimits: { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 64 },
+      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
     })
     // an idle pool never keeps the process alive
     worker.unref()
