@@ -12,7 +12,7 @@ import { getSafety, type SafetyFacts } from '../safety/record.ts'
 import type { NationalAverages } from '../safety/national-averages.ts'
 import * as N from '../ingest/normalize.ts'
 import type { CrosscheckInput } from '../crosscheck/compare.ts'
-import type { TrustInput } from '../trust/input.ts'
+import type { TrustCensus, TrustInput } from '../trust/input.ts'
 import { computeTrust } from '../trust/score.ts'
 import type { TrustJson } from '../trust/schema.ts'
 import { contactSignals, type ContactSignals } from '../trust/signals.ts'
@@ -32,14 +32,12 @@ export type CompanyRecord = Omit<CarrierJson, 'meta' | 'crosscheck'> & {
   source: 'mirror' | 'sample'
   /** YYYY-MM-DD per dataset that contributed (meta.data_as_of) */
   dataAsOf: Record<string, string | null>
-  /** facts kept for the Trust Score and monitoring (not serialised as such) */
-  facts: {
-    census: CensusRow | null
-    licensing: LicensingFacts | null
-    safety: SafetyFacts | null
-    /** activation time (ms) of the newest dataset behind the record */
-    activatedAt: number | null
-  }
+  /**
+   * What the Trust Score reads of the census row beyond the blocks (not serialised as such);
+   * null when the census does not know the company. Only these fields: a record crosses threads
+   * (record-workers.ts) and is kept in the record cache, and the row has 147 columns.
+   */
+  facts: { census: TrustCensus | null }
 }
 
 export interface RecordDeps {
@@ -298,12 +296,6 @@ export function recordData(
     oos: safetyFacts?.asOf.oos ?? view.get('oos')?.asOf ?? null,
     violations: safetyFacts?.asOf.violations ?? view.get('violations')?.asOf ?? null,
   }
-  const activatedAt = Math.max(
-    ...(['census', 'motus', 'legacy', 'sms', 'oos', 'violations'] as const).map(
-      (n) => view.get(n)?.activatedAt ?? 0,
-    ),
-  )
-
   return {
     dot_number: identity.dot_number,
     mc_number: identity.mc_number,
@@ -319,8 +311,21 @@ export function recordData(
     dotNumber: dot,
     source: view.source,
     dataAsOf,
-    facts: { census: c, licensing: lic, safety: safetyFacts, activatedAt: activatedAt || null },
+    facts: { census: c ? trustCensusOf(c) : null },
     contacts: contactSignals(view, { dotNumber: dot, census: c }, deps.today),
+  }
+}
+
+/** The census fields the Trust Score reads (trust/input.ts `TrustCensus`). */
+function trustCensusOf(c: CensusRow): TrustCensus {
+  return {
+    phone: c.phone,
+    email: c.email,
+    phy_street: c.phy_street,
+    phy_city: c.phy_city,
+    phy_state: c.phy_state,
+    prior_revoke_flag: c.prior_revoke_flag,
+    prior_revoke_dot: c.prior_revoke_dot,
   }
 }
 

@@ -275,7 +275,7 @@ export function carrierRecord(edit?: (r: CompanyRecord) => void): CompanyRecord 
       sms: '2026-10-31',
       oos: '2026-11-14',
     },
-    facts: { census: censusRow(), licensing: null, safety: null, activatedAt: null },
+    facts: { census: censusRow() },
   }
   edit?.(r)
   return r
