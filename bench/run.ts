@@ -290,7 +290,7 @@ async function main() {
   log(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`)
   if (full)
     log(
-      'full scale on 2 cores: ~6 min to generate the files the first time, then ~25 min (imports ~9, loads ~3, a million lookups ~11, search and cost growth ~5; 17 min with --reuse-data)',
+      'full scale on 2 cores: ~6 min to generate the files the first time, then ~25 min (imports ~9, loads ~3, a million lookups ~11, search and cost growth ~5; 13–15 min with --reuse-data)',
     )
   const filesDir = join(root, `files-${censusRows}`)
   await ensureFiles(filesDir, args.all === true || full)
