@@ -174,7 +174,8 @@ export type Config = ReturnType<typeof loadConfig>
 
 /**
  * Record worker threads when RECORD_WORKERS is unset: one per core beyond the main thread's, at
- * least one (on 2 cores one worker served 28 % more random lookups than none; README), at most 4.
+ * least one (on 2 cores one worker served more random lookups than none: README, Decisions), at
+ * most 4.
  */
 export function defaultRecordWorkers(cores: number): number {
   return Math.min(4, Math.max(1, cores - 1))

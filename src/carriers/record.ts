@@ -155,11 +155,14 @@ export function getCompanyRecord(
 ): CompanyRecord | null {
   const census = view.get('census')
   if (!census) throw new AppError('dataset_unavailable')
-  const { value: data } = cachedPerView(view, `${deps.today}|${dot}`, deps.cacheEntries ?? 0, () =>
+  const { value: data } = cachedPerView(view, cacheKey(deps, dot), deps.cacheEntries ?? 0, () =>
     recordData(deps, view, census, dot),
   )
   return data ? completeRecord(deps, view, data) : null
 }
+
+/** The record cache's key of a USDOT's dataset part: the day is part of it (dates move facts). */
+const cacheKey = (deps: RecordDeps, dot: number) => `${deps.today}|${dot}`
 
 /**
  * Reads the dataset part of a record for `getCompanyRecord`'s callers that can wait: where it is
@@ -179,7 +182,7 @@ export async function loadCompanyRecord(
   read: RecordDataReader,
 ): Promise<CompanyRecord | null> {
   if (!view.get('census')) throw new AppError('dataset_unavailable')
-  const key = `${deps.today}|${dot}`
+  const key = cacheKey(deps, dot)
   const capacity = deps.cacheEntries ?? 0
   const cached = peekPerView<RecordData | null>(view, key, capacity)
   let data: RecordData | null
