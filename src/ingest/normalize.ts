@@ -9,14 +9,45 @@ export function text(v: string | undefined | null): string | null {
   const t = v.trim()
   if (t === '') return null
   // most values have nothing to collapse: skip the replace (and its new string) for them
-  return NEEDS_COLLAPSE.test(t) ? t.replace(/\s+/g, ' ') : t
+  return needsCollapse(t) ? t.replace(/\s+/g, ' ') : t
 }
 /** whitespace other than a single space, or a space followed by more whitespace */
 const NEEDS_COLLAPSE = /[^\S ]| \s/
+/** NEEDS_COLLAPSE.test, scanning ASCII text without the regex (4.5 M census rows × 20 columns) */
+function needsCollapse(t: string): boolean {
+  let space = false
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i)
+    if (c > 127) return NEEDS_COLLAPSE.test(t)
+    if (c === 32) {
+      if (space) return true
+      space = true
+    } else if (c >= 9 && c <= 13) return true
+    else space = false
+  }
+  return false
+}
+
+/** The value of 1–15 ASCII digits; -1 for anything else (the fast path of int and usdot). */
+function plainDigits(v: string): number {
+  const len = v.length
+  if (len === 0 || len > 15) return -1
+  let n = 0
+  for (let i = 0; i < len; i++) {
+    const c = v.charCodeAt(i) - 48
+    if (c < 0 || c > 9) return -1
+    n = n * 10 + c
+  }
+  return n
+}
 
 /** USDOT as an unpadded integer; `00000000`, blank, 0 or more than 8 digits → null. */
 export function usdot(v: string | undefined | null): number | null {
   if (!v) return null
+  if (v.length <= 10) {
+    const n = plainDigits(v)
+    if (n >= 0) return n > 0 && n <= 99_999_999 ? n : null
+  }
   const t = v.trim().replace(/^(US)?DOT\s*#?\s*/i, '')
   if (!/^\d{1,10}$/.test(t)) return null
   const n = Number(t)
@@ -27,6 +58,8 @@ export function usdot(v: string | undefined | null): number | null {
 /** A non-negative integer count; blank, `N/A` or junk → null. */
 export function int(v: string | undefined | null): number | null {
   if (v === undefined || v === null || v === '') return null
+  const n = plainDigits(v)
+  if (n >= 0) return n
   const t = v.trim().replace(/,/g, '')
   if (!/^-?\d+(\.0+)?$/.test(t)) return null
   return Math.trunc(Number(t))
@@ -80,9 +113,12 @@ const MONTHS: Record<string, string> = {
   DEC: '12',
 }
 
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
 function validYmd(y: number, m: number, d: number): boolean {
   if (y < 1900 || y > 2200 || m < 1 || m > 12 || d < 1) return false
-  return d <= new Date(Date.UTC(y, m, 0)).getUTCDate()
+  const leap = m === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0)
+  return d <= (MONTH_DAYS[m - 1] as number) + (leap ? 1 : 0)
 }
 const pad = (n: number) => String(n).padStart(2, '0')
 
@@ -124,6 +160,15 @@ export function date(v: string | undefined | null, pivotYY = 50): string | null 
 /** Y/N, true/false, X/blank, 1/0 → boolean; blank → null (or `blankAs`). */
 export function flag(v: string | undefined | null, blankAs: boolean | null = null): boolean | null {
   if (v === undefined || v === null || v === '') return blankAs
+  if (v.length === 1) {
+    // the census's 30 cargo columns are one letter or blank: no trim or case change
+    const c = v.charCodeAt(0)
+    if (c === 49) return true // 1
+    if (c === 48) return false // 0
+    const l = c | 32 // ASCII letters to lower case
+    if (c >= 65 && (l === 121 || l === 120 || l === 116)) return true // y x t
+    if (c >= 65 && (l === 110 || l === 102)) return false // n f
+  }
   const t = v.trim().toUpperCase()
   if (t === '') return blankAs
   if (t === 'Y' || t === 'YES' || t === 'TRUE' || t === 'X' || t === '1' || t === 'T') return true
