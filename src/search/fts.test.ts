@@ -199,6 +199,7 @@ describe('word pairs: an extra condition that never changes the matches', () => 
         staged: { match: `${pair} AND ${COLS} : ("EX")`, phrases: [['smith'], ['trucking']] },
       },
       last: 'EX',
+      lastWord: 'EX',
     })
     expect(splitLastWord('SMITH TRUCKING EX')?.words).toEqual({
       match: `${COLS} : ("SMITH" AND "TRUCKING")`,

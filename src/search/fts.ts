@@ -132,6 +132,8 @@ export interface NameCandidate {
   legal_name: string | null
   dba_name: string | null
   active: boolean
+  /** the static tier it was read from (an index into TIERS) */
+  tier: number
 }
 
 // LIMIT inside FTS5: it stops reading postings at `limit` rows (USDOT order, unscored)
@@ -145,10 +147,21 @@ const candidateAfterSql = (t: Tier) => `WITH m AS MATERIALIZED (
 )
 SELECT c.dot_number, c.legal_name, c.dba_name, c.classdef, c.power_units, c.dockets, c.phy_country
 FROM m JOIN companies c ON c.dot_number = m.r`
-const rowMatchSql = (t: Tier) => `SELECT 1 FROM ${t.table} WHERE ${t.table} MATCH ? AND rowid = ?`
+// the same row by row, for a staged read stepped until it has enough: one FTS5 query per tier
+// (restarting one from a rowid costs about a millisecond; chunks of 256 rows made it most of a
+// staged read's time)
+const candidateStepSql = (t: Tier) => `SELECT c.dot_number, c.legal_name, c.dba_name, c.classdef,
+  c.power_units, c.dockets, c.phy_country
+FROM ${t.table} JOIN companies c ON c.dot_number = ${t.table}.rowid
+WHERE ${t.table} MATCH ? AND ${t.table}.rowid > ? ORDER BY ${t.table}.rowid`
+// `rowid = ?` would not do: FTS5 (3.53) ignores it beside MATCH on a contentless table and
+// returns every match; a range of one rowid is honoured
+const rowMatchSql = (t: Tier) =>
+  `SELECT 1 FROM ${t.table} WHERE ${t.table} MATCH ? AND rowid >= ? AND rowid <= ?`
 const candidateStmts = new WeakMap<ActiveDataset, Database.Statement[]>()
 interface StagedStatements {
   after: Database.Statement
+  step: Database.Statement
   row: Database.Statement
 }
 const stagedStmts = new WeakMap<ActiveDataset, StagedStatements[]>()
@@ -157,6 +170,7 @@ function stagedStatements(census: ActiveDataset): StagedStatements[] {
   if (!s) {
     s = TIERS.map((t) => ({
       after: census.db.prepare(candidateAfterSql(t)).raw(true),
+      step: census.db.prepare(candidateStepSql(t)).raw(true),
       row: census.db.prepare(rowMatchSql(t)).pluck(),
     }))
     stagedStmts.set(census, s)
@@ -167,8 +181,7 @@ function stagedStatements(census: ActiveDataset): StagedStatements[] {
  * Rows a staged read may turn down per call before FTS5 reads the rest of the tier itself (so it
  * reads at most `limit` + this many rows).
  */
-const STAGED_BUDGET = 1000
-const STAGED_CHUNK = 256
+const STAGED_BUDGET = 2000
 type Row = [number, string | null, string | null]
 /** A point in the static order of the matches: a tier, and the last USDOT read in it. */
 export interface ReadPosition {
@@ -228,7 +241,7 @@ export function nameCandidates(
     let after = from && i === from.tier ? from.after : 0
     const push = (rows: Row[]) => {
       for (const [dot_number, legal_name, dba_name] of rows) {
-        out.push({ dot_number, legal_name, dba_name, active: t.active })
+        out.push({ dot_number, legal_name, dba_name, active: t.active, tier: i })
         after = dot_number
       }
     }
@@ -242,29 +255,47 @@ export function nameCandidates(
       if (from) Object.assign(from, { tier: i, after })
       continue
     }
-    for (;;) {
-      if (budget <= 0) {
-        // the cheap stage keeps few of its rows: FTS5 reads the rest of this tier
-        push(s.after.all(expr, after, limit - out.length) as Row[])
-        break
-      }
-      const rows = s.after.all(staged.match, after, STAGED_CHUNK) as StagedRow[]
+    // stepped row by row (a read-only connection may run other reads, like s.row, meanwhile)
+    const rows = s.step.iterate(staged.match, after) as IterableIterator<StagedRow>
+    try {
       for (const row of rows) {
         const [dot, legal, dba] = row
         after = dot
         const ok =
           passesRowFilters(staged, row) &&
           (staged.phrases.length === 0 ||
-            (holdsPhrases(staged.phrases, legal, dba) ?? s.row.get(expr, dot) === 1))
+            (holdsPhrases(staged.phrases, legal, dba) ?? s.row.get(expr, dot, dot) === 1))
         if (ok) push([[dot, legal, dba]])
         else budget--
-        if (out.length >= limit) break
+        if (out.length >= limit || budget <= 0) break
       }
-      if (out.length >= limit || rows.length < STAGED_CHUNK) break
+    } finally {
+      rows.return?.()
     }
+    // the cheap stage keeps few of its rows: FTS5 reads the rest of this tier
+    if (budget <= 0 && out.length < limit)
+      push(s.after.all(expr, after, limit - out.length) as Row[])
     if (from) Object.assign(from, { tier: i, after })
   }
   return out
+}
+
+/**
+ * Whether a candidate's legal or DBA name holds each of the words as FTS5 matches them (each word
+ * a phrase, as columns() writes them): from the ASCII tokens of ASCII words and names, else by
+ * FTS5 on that one row.
+ */
+export function holdsWords(
+  census: ActiveDataset,
+  c: NameCandidate,
+  ws: readonly string[],
+): boolean {
+  if (ws.every((w) => ASCII.test(w))) {
+    const held = holdsPhrases(ws.map(asciiTokens), c.legal_name, c.dba_name)
+    if (held !== null) return held
+  }
+  const s = stagedStatements(census)[c.tier] as StagedStatements
+  return s.row.get(columns(ws), c.dot_number, c.dot_number) === 1
 }
 
 /** Tag tokens of the `tags` column, for filters. */
@@ -326,7 +357,7 @@ export function splitLastWord(
   text: string,
   /** the census file's pair words: each expression also gets its pairCondition, and a Staged form */
   pairWords: ReadonlySet<string> = new Set(),
-): { words: WordsMatch; whole: WordsMatch; last: string } | null {
+): { words: WordsMatch; whole: WordsMatch; last: string; lastWord: string } | null {
   const words = queryWords(text)
   const last = words.pop()
   if (last === undefined || words.length === 0) return null
@@ -340,6 +371,7 @@ export function splitLastWord(
     // the last word as a whole word: FTS5 intersects it cheaply, whatever its frequency
     whole: wordsMatch([...words, last], pairWords),
     last: normalizeName(last),
+    lastWord: last,
   }
 }
 

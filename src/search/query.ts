@@ -20,6 +20,7 @@ import { getLicensing } from '../licensing/record.ts'
 import {
   expandPrefix,
   hasSearchIndex,
+  holdsWords,
   nameCandidates,
   normalizeName,
   pairWordsOf,
@@ -280,11 +281,15 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
       .sort((a, b) => b.score - a.score || a.i - b.i)
   const leading = leadingMatch(p.q, expand, split?.words ?? null)
   const head = read(expr, FIRST_BLOCK, true)
-  const first = rank([
-    ...(leading ? read(filterWords(leading), LEADING) : []),
-    ...(split ? nameCandidates(census, filterWords(split.whole), FIRST_BLOCK, p.status) : []),
-    ...head,
-  ])
+  // the names holding the last word whole: when the read of the other words got all their
+  // matches, they are those of its rows holding it (in the same order), and FTS5 need not
+  // intersect the last word's postings (a common word: most of a whole-name search's time)
+  const whole = !split
+    ? []
+    : exhausted
+      ? mainRows.filter((r) => holdsWords(census, r, [split.lastWord])).slice(0, FIRST_BLOCK)
+      : nameCandidates(census, filterWords(split.whole), FIRST_BLOCK, p.status)
+  const first = rank([...(leading ? read(filterWords(leading), LEADING) : []), ...whole, ...head])
   let list = first
   let complete = exhausted
   if (depth > first.length && !complete) {

@@ -15,6 +15,7 @@ import { CarrierJson } from '../carriers/schema.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import {
   expandPrefix,
+  holdsWords,
   nameCandidates,
   pairWordsOf,
   splitLastWord,
@@ -297,4 +298,38 @@ test('a read resumed where an earlier one stopped gives the rows of one longer r
         const rest = ids(nameCandidates(census(), e, b, status, undefined, from))
         expect([...first, ...rest], JSON.stringify([e, status, a])).toEqual(whole)
       }
+})
+
+test("the names holding the last word whole, taken from a complete read of the other words, are FTS5's", () => {
+  const words = pairWordsOf(census())
+  const names = census()
+    .db.prepare(
+      `SELECT legal_name, dba_name FROM companies WHERE legal_name LIKE '% %' AND dot_number % 7 = 0
+       ORDER BY dot_number LIMIT 120`,
+    )
+    .all() as { legal_name: string; dba_name: string | null }[]
+  const texts = [
+    ...names.map((r) => r.legal_name),
+    ...names.flatMap((r) => (r.dba_name?.includes(' ') ? [r.dba_name] : [])),
+    ...names.slice(0, 30).map((r) => `${r.legal_name.split(' ')[0] ?? ''} TRUCKING LLC`),
+    // an accented last word: FTS5 checks it on each row (it folds Ü to U)
+    ...names.slice(0, 30).map((r) => `${r.legal_name.split(' ')[0] ?? ''} TRÜCKING`),
+  ]
+  let held = 0
+  let accented = 0
+  for (const text of texts) {
+    const split = splitLastWord(text, words)
+    if (!split) continue
+    for (const status of [undefined, 'active', 'inactive'] as const) {
+      const dots = (r: { dot_number: number }[]) => r.map((c) => c.dot_number)
+      const want = dots(nameCandidates(census(), split.whole, 100_000, status))
+      const all = nameCandidates(census(), split.words, 100_000, status)
+      const got = dots(all.filter((r) => holdsWords(census(), r, [split.lastWord])))
+      expect(got, `${text} ${status}`).toEqual(want)
+      held += got.length
+      if (text.endsWith('TRÜCKING')) accented += got.length
+    }
+  }
+  expect(held).toBeGreaterThan(100)
+  expect(accented).toBeGreaterThan(0)
 })
