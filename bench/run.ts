@@ -75,7 +75,7 @@ function runImport(dataDir: string, inDir: string, only?: string) {
   rmSync(dataDir, { recursive: true, force: true })
   const out = execFileSync(
     process.execPath,
-    [...tsx, 'bench/import-child.ts', dataDir, inDir, ...(only ? [only] : [])],
+    ['bench/import-child.mjs', dataDir, inDir, ...(only ? [only] : [])],
     { maxBuffer: 1 << 24 },
   )
   return JSON.parse(out.toString()) as {
@@ -201,7 +201,7 @@ function rssMb(pid: number | undefined): number {
 }
 
 function cli(dataDir: string, ...argv: string[]): string {
-  return execFileSync(process.execPath, [...tsx, 'src/main.ts', ...argv], {
+  return execFileSync(process.execPath, ['dist/main.js', ...argv], {
     env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
   }).toString()
 }
@@ -294,6 +294,11 @@ async function main() {
     )
   const filesDir = join(root, `files-${censusRows}`)
   await ensureFiles(filesDir, args.all === true || full)
+  // imports and the server run as in the Docker image: the compiled JavaScript in dist/ (under
+  // tsx's loader every thread holds the transpiler and the sources' maps: ~60 MB more RSS at
+  // start, and every import worker inherits the loader)
+  execFileSync('npm', ['run', 'build'], { stdio: 'ignore' })
+  log('imports and server: dist/ (compiled by `npm run build`, as in the Docker image)')
 
   // 1. census import
   // --reuse-data: keep the data directories of an earlier run (skips the imports)
@@ -318,10 +323,6 @@ async function main() {
   }
 
   // 2. authenticated, metered lookups vs a bare node:http server on the same file
-  // the server runs as the Docker image runs it: the compiled JavaScript in dist/ (under tsx's
-  // loader every thread holds the transpiler and the sources' maps: ~60 MB more RSS at start)
-  execFileSync('npm', ['run', 'build'], { stdio: 'ignore' })
-  log('server: dist/main.js (compiled by `npm run build`, as in the Docker image)')
   const { server, url, auth } = await startApi(dataDir)
   const barePort = await freePort()
   const appDb = new Database(join(dataDir, 'app.db'), { readonly: true })
@@ -434,7 +435,7 @@ async function main() {
     // 3. lookups while a full census import runs in another process
     const importer = spawn(
       process.execPath,
-      [...tsx, 'src/main.ts', 'import', '--dir', filesDir, '--dataset', 'census'],
+      ['dist/main.js', 'import', '--dir', filesDir, '--dataset', 'census'],
       { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, stdio: 'ignore' },
     )
     const during = await load(url, lookups)

@@ -1,9 +1,13 @@
-/** Bench child: imports a directory into a data dir and prints stats + peak RSS as JSON. */
-import { loadConfig } from '../src/config.ts'
-import { createDeps, pipelineDeps } from '../src/deps.ts'
-import { silentLogger } from '../src/log.ts'
-import { importDir } from '../src/sync/pipeline.ts'
-import type { DatasetName } from '../src/db/names.ts'
+/**
+ * Bench child: imports a directory into a data dir and prints stats + peak RSS as JSON.
+ * Plain JavaScript over the compiled code in dist/ (run `npm run build` first), so the import's
+ * memory is that of the Docker image: under tsx every thread (the parse and build workers
+ * inherit the loader) also holds the transpiler and the sources' maps.
+ */
+import { loadConfig } from '../dist/config.js'
+import { createDeps, pipelineDeps } from '../dist/deps.js'
+import { silentLogger } from '../dist/log.js'
+import { importDir } from '../dist/sync/pipeline.js'
 
 const [dataDir, inDir, only] = process.argv.slice(2)
 if (!dataDir || !inDir) throw new Error('usage: import-child DATA_DIR IN_DIR [dataset,dataset]')
@@ -12,7 +16,7 @@ const deps = createDeps(loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent' }), 
 })
 let peakRss = 0
 // peak RSS per 10 s of the import, to see which phase holds the memory
-const rssTimeline: number[] = []
+const rssTimeline = []
 const started = performance.now()
 const sampler = setInterval(() => {
   const rss = process.memoryUsage.rss()
@@ -24,7 +28,7 @@ const results = await importDir(pipelineDeps(deps), inDir, {
   channel: 'live',
   trigger: 'cli',
   signal: AbortSignal.timeout(3_600_000),
-  only: only ? (only.split(',') as DatasetName[]) : undefined,
+  only: only ? only.split(',') : undefined,
 })
 clearInterval(sampler)
 const seconds = (performance.now() - started) / 1000
