@@ -17,7 +17,13 @@ import { loadConfig } from '../config.ts'
 import { createDeps, pipelineDeps, type Deps } from '../deps.ts'
 import { silentLogger } from '../log.ts'
 import { carrierRow, writeCensus } from '../testing/census-fixture.ts'
-import { LICENSING_FIXTURES, startFmcsaServer, type FmcsaServer } from '../testing/fmcsa-server.ts'
+import {
+  filesOf,
+  LICENSING_FIXTURES,
+  startFmcsaServer,
+  type FmcsaServer,
+} from '../testing/fmcsa-server.ts'
+import { DATASETS } from './datasets.ts'
 import { importDir } from './pipeline.ts'
 import { syncAll } from './sync.ts'
 
@@ -259,6 +265,13 @@ describe('SIGTERM during the first sync', () => {
     const data = join(work, 'sigterm')
     const env = { SYNC_ENABLED: 'true', SAMPLE_DATA_DIR: join(work, 'no-sample') }
     server.fail(CENSUS, { kind: 'stall', fraction: 0.3 }, 1)
+    // every dataset syncs at start: a file the fixture server lacks answers 404, and a run failing
+    // on it before the kill logs an error line (a race with the census download), so those stall
+    const served = new Set(Object.keys(filesOf(LICENSING_FIXTURES)))
+    const lacking = DATASETS.flatMap((d) => d.files.map((f) => f.id)).filter(
+      (id) => id !== CENSUS && !served.has(id),
+    )
+    for (const id of lacking) server.fail(id, { kind: 'stall' })
     const first = start(data, ['serve'], env)
     await waitFor(
       'the download',
@@ -271,6 +284,8 @@ describe('SIGTERM during the first sync', () => {
     )
     first.proc.kill('SIGTERM')
     expect(await first.exited).toBe(0)
+    // stalled downloads would hold the next start's download slots: they answer 404 again
+    for (const id of lacking) server.clear(id)
     const lines = logLines(first)
     expect(lines.filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([])
     expect(first.stderr()).not.toMatch(/\n\s+at /) // no stack trace
