@@ -177,6 +177,9 @@ function stagedStatements(census: ActiveDataset): StagedStatements[] {
   }
   return s
 }
+/** Whether the row of one USDOT in a tier matches an FTS5 expression (rowMatchSql's one-rowid range). */
+const rowMatches = (s: StagedStatements, expr: string, dot: number) =>
+  s.row.get(expr, dot, dot) === 1
 /**
  * Rows a staged read may turn down per call before FTS5 reads the rest of the tier itself (so it
  * reads at most `limit` + this many rows).
@@ -255,7 +258,7 @@ export function nameCandidates(
       if (from) Object.assign(from, { tier: i, after })
       continue
     }
-    // stepped row by row (a read-only connection may run other reads, like s.row, meanwhile)
+    // stepped row by row (a read-only connection may run other reads, like rowMatches, meanwhile)
     const rows = s.step.iterate(staged.match, after) as IterableIterator<StagedRow>
     try {
       for (const row of rows) {
@@ -264,7 +267,7 @@ export function nameCandidates(
         const ok =
           passesRowFilters(staged, row) &&
           (staged.phrases.length === 0 ||
-            (holdsPhrases(staged.phrases, legal, dba) ?? s.row.get(expr, dot, dot) === 1))
+            (holdsPhrases(staged.phrases, legal, dba) ?? rowMatches(s, expr, dot)))
         if (ok) push([[dot, legal, dba]])
         else budget--
         if (out.length >= limit || budget <= 0) break
@@ -295,7 +298,7 @@ export function holdsWords(
     if (held !== null) return held
   }
   const s = stagedStatements(census)[c.tier] as StagedStatements
-  return s.row.get(columns(ws), c.dot_number, c.dot_number) === 1
+  return rowMatches(s, columns(ws), c.dot_number)
 }
 
 /** Tag tokens of the `tags` column, for filters. */
