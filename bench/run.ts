@@ -9,12 +9,11 @@ import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync } from 'n
 import { createServer } from 'node:net'
 import { isAbsolute, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { availableParallelism } from 'node:os'
 import autocannon from 'autocannon'
 import Database from 'better-sqlite3'
 import { writeScaleDataset } from '../tools/generate/dataset.ts'
 import { FILE_KEYS } from '../tools/generate/columns.ts'
-import { defaultRecordWorkers } from '../src/config.ts'
+import { loadConfig } from '../src/config.ts'
 
 const { values: args } = parseArgs({
   options: {
@@ -366,7 +365,7 @@ async function main() {
       cpuOf: bare,
     })
     log(
-      `lookup GET /v1/carrier/{dot} (auth + metering, ${defaultRecordWorkers(availableParallelism())} record worker thread(s)): ${fmt(api.rps)} req/s, p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors}, server CPU ${api.cpuUs} µs/request`,
+      `lookup GET /v1/carrier/{dot} (auth + metering, ${loadConfig(process.env).records.workers} record worker thread(s)): ${fmt(api.rps)} req/s, p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors}, server CPU ${api.cpuUs} µs/request`,
     )
     if (!smoke) {
       // the same load with every record assembled on the main thread
