@@ -345,8 +345,9 @@ export const censusDataset: DatasetSpec = {
   ],
   schedule: 'daily',
   // file format 2: contentless search tiers with filter tags and summary columns;
-  // 3: word-pair tags and search_pair_words (census/search-index.ts)
-  format: 3,
+  // 3: word-pair tags and search_pair_words (census/search-index.ts);
+  // 4: `sc<state>` tags of carriers and search_tag_kinds
+  format: 4,
   minRowsRatio: 0.9,
   maxRejectRatio: 0.01,
   build: buildCensus,

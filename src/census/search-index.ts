@@ -4,7 +4,8 @@
  * document counts, and the most frequent terms per short prefix. Built once, by the census build,
  * after the rows are in. Each indexed company also carries filter tags computed here, once:
  * `st<state>`, `ct<country>` and `et<entity type>` (the census-only entity type of
- * census/entity.ts), so every filter of a name search is applied inside FTS5, and `fw<token>`
+ * census/entity.ts), `sc<state>` for a carrier (entityTags), so every filter of a name search is
+ * applied inside FTS5, and `fw<token>`
  * for the first token of its legal and DBA names, so names starting with a word are found fast.
  *
  * Word pairs: an AND of common words (SMITH EXPRESS AND TRUCKING, each in 200,000+ names) costs
@@ -30,8 +31,39 @@ export const TIERS = [
 export type Tier = (typeof TIERS)[number]
 
 /** The SQL functions of the build (registered on the build connection only). */
-const ENTITY_FN = 'census_entity_type'
+const ENTITY_FN = 'census_entity_tags'
 const PAIRS_FN = 'census_pair_tags'
+
+/**
+ * The kinds of tags a file's names carry (its `search_tag_kinds` table; a file built before the
+ * table has the first five): `sc` is the state of a carrier (below).
+ */
+export const TAG_KINDS = ['st', 'ct', 'et', 'fw', 'pw', 'sc'] as const
+export type TagKind = (typeof TAG_KINDS)[number]
+
+const TWO_LETTERS = /^[A-Za-z]{2}$/
+/** The tag of a carrier's state (`sc` + state), as entityTags gives it. */
+export const stateCarrierTag = (state: string) => `sc${state.toLowerCase()}`
+
+/**
+ * A name's entity-type tags: `et` + its census entity type (census/entity.ts) and, for a carrier
+ * with a state, `sc` + the state: the names both `st<state>` and `etcarrier` tag, in one posting
+ * list. A state + carrier search (most carrier searches) reads that list instead of checking the
+ * entity type of every name in the state (`etcarrier`, in most names, is too long a list to
+ * intersect). One JS call per name builds both, since the entity type is computed in JS.
+ */
+export function entityTags(
+  classdef: string | null,
+  units: number | null,
+  dockets: string | null,
+  state: string | null,
+): string {
+  const e = censusEntityType(classdef, units, dockets)
+  if (e === null) return ''
+  if (e === 'carrier' && state !== null && TWO_LETTERS.test(state))
+    return `etcarrier ${stateCarrierTag(state)}`
+  return `et${e}`
+}
 
 /** A name's sample rate for choosing the pair words (every SAMPLE-th USDOT). */
 const PAIR_SAMPLE = 16
@@ -139,7 +171,7 @@ INSERT INTO ${t.table}(rowid, legal_name, dba_name, tags)
   SELECT dot_number, legal_name, dba_name,
     CASE WHEN phy_state GLOB '[A-Za-z][A-Za-z]' THEN 'st' || lower(phy_state) ELSE '' END || ' ' ||
     CASE WHEN phy_country GLOB '[A-Za-z][A-Za-z]' THEN 'ct' || lower(phy_country) ELSE '' END || ' ' ||
-    coalesce('et' || ${ENTITY_FN}(classdef, power_units, dockets), '') || ' ' ||
+    ${ENTITY_FN}(classdef, power_units, dockets, phy_state) || ' ' ||
     coalesce(${firstWordSql('legal_name')}, '') || ' ' || coalesce(${firstWordSql('dba_name')}, '') || ' ' ||
     ${PAIRS_FN}(legal_name, dba_name)
   FROM companies WHERE (legal_name IS NOT NULL OR dba_name IS NOT NULL) AND ${t.where}
@@ -149,6 +181,8 @@ CREATE VIRTUAL TABLE temp.${t.table}_vocab USING fts5vocab(main, ${t.table}, col
 
 const SEARCH_DDL = `${TIERS.map(tierDdl).join('\n')}
 CREATE TABLE search_pair_words (term TEXT PRIMARY KEY) STRICT, WITHOUT ROWID;
+CREATE TABLE search_tag_kinds (kind TEXT PRIMARY KEY) STRICT, WITHOUT ROWID;
+INSERT INTO search_tag_kinds VALUES ${TAG_KINDS.map((k) => `('${k}')`).join(', ')};
 CREATE TABLE search_terms (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) STRICT, WITHOUT ROWID;
 INSERT INTO search_terms
   SELECT term, sum(doc) FROM (${TIERS.map((t) => `SELECT term, doc, col FROM temp.${t.table}_vocab`).join(' UNION ALL ')})
@@ -174,8 +208,13 @@ ${[1, 2, 3]
  * (census build, after the rows are in). The dataset file is never updated in place.
  */
 export function buildSearchIndex(db: Sqlite): void {
-  db.function(ENTITY_FN, { deterministic: true }, (classdef, units, dockets) =>
-    censusEntityType(classdef as string | null, units as number | null, dockets as string | null),
+  db.function(ENTITY_FN, { deterministic: true }, (classdef, units, dockets, state) =>
+    entityTags(
+      classdef as string | null,
+      units as number | null,
+      dockets as string | null,
+      state as string | null,
+    ),
   )
   const words = pairWords(db)
   // namePairTags matches upper-case tokens (census names are upper case)

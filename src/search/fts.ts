@@ -31,7 +31,9 @@ import {
   fold,
   MAX_PREFIX_TERMS,
   pairTag,
+  stateCarrierTag,
   TIERS,
+  type TagKind,
   type Tier,
 } from '../census/search-index.ts'
 import type Database from 'better-sqlite3'
@@ -306,6 +308,27 @@ export const tag = {
   state: (s: string) => `st${s.toLowerCase()}`,
   country: (c: string) => `ct${c.toLowerCase()}`,
   entityType: (e: string) => `et${e.toLowerCase()}`,
+  stateCarrier: stateCarrierTag,
+}
+
+const tagKindSets = new WeakMap<ActiveDataset, ReadonlySet<TagKind>>()
+/** The kinds of tags the census file's names carry (census/search-index.ts TAG_KINDS). */
+export function tagKindsOf(census: ActiveDataset): ReadonlySet<TagKind> {
+  let kinds = tagKindSets.get(census)
+  if (!kinds) {
+    const has = census
+      .stmt(`SELECT count(*) AS n FROM sqlite_master WHERE name = 'search_tag_kinds'`)
+      .get() as { n: number }
+    kinds = new Set(
+      has.n
+        ? (census.stmt('SELECT kind FROM search_tag_kinds').all() as { kind: TagKind }[]).map(
+            (r) => r.kind,
+          )
+        : (['st', 'ct', 'et', 'fw', 'pw'] as const),
+    )
+    tagKindSets.set(census, kinds)
+  }
+  return kinds
 }
 
 const HAS_TOKEN_CHAR = /[\p{L}\p{N}]/u

@@ -25,6 +25,7 @@ import {
   normalizeName,
   pairWordsOf,
   tag,
+  tagKindsOf,
   toFtsQuery,
   splitLastWord,
   toLeadingFtsQuery,
@@ -211,15 +212,21 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
   const match = toFtsQuery(p.q, expand)
   if (match === null) return empty
   // filters that most names pass (carrier, US) are checked on the rows read (a Staged read): their
-  // tags' long posting lists would make FTS5 seek them at every step of an intersection
-  const rowEntity = p.entity_type === 'carrier' ? { entityType: p.entity_type } : {}
+  // tags' long posting lists would make FTS5 seek them at every step of an intersection; a state
+  // and carrier filter together is one tag, as short as the state's (when the file has it)
+  const stateCarrier =
+    p.state !== undefined && p.entity_type === 'carrier' && tagKindsOf(census).has('sc')
+  const rowEntity =
+    p.entity_type === 'carrier' && !stateCarrier ? { entityType: p.entity_type } : {}
   const rowCountry = p.country === 'US' ? { country: 'us' } : {}
   const rowChecked = 'entityType' in rowEntity || 'country' in rowCountry
   const tagsOf = (all: boolean) =>
     [
-      p.state ? tag.state(p.state) : null,
+      p.state && stateCarrier ? tag.stateCarrier(p.state) : p.state ? tag.state(p.state) : null,
       p.country && (all || !('country' in rowCountry)) ? tag.country(p.country) : null,
-      p.entity_type && (all || !('entityType' in rowEntity)) ? tag.entityType(p.entity_type) : null,
+      p.entity_type && !stateCarrier && (all || !('entityType' in rowEntity))
+        ? tag.entityType(p.entity_type)
+        : null,
     ]
       .filter((t): t is string => t !== null)
       .map((t) => `"${t}"`)

@@ -5,6 +5,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { writeScaleDataset } from '../../tools/generate/dataset.ts'
@@ -12,6 +13,7 @@ import { censusEntityType } from '../census/entity.ts'
 import { findCensusRow, type CensusRow } from '../census/census.ts'
 import { entityTypes } from '../carriers/entity.ts'
 import { CarrierJson } from '../carriers/schema.ts'
+import { openActive, type ActiveDataset, type DataView } from '../db/datasets.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import {
   expandPrefix,
@@ -19,10 +21,12 @@ import {
   nameCandidates,
   pairWordsOf,
   splitLastWord,
+  tagKindsOf,
   type ReadPosition,
   type WordsMatch,
 } from './fts.ts'
 import { SearchResponse } from './page.ts'
+import { searchCompanies } from './query.ts'
 
 /** [limit, budget] pairs of the read tests: no budget, a small page, a budget spent, a budget of 1. */
 const READ_CASES = [
@@ -268,6 +272,75 @@ describe('filters most names pass, checked on the rows read', () => {
       if (f.includes('US')) expect(r.country).toBe('US')
       if (f.includes('TX')) expect(r.state).toBe('TX')
       if (f.includes('inactive')) expect(r.status).toBe('inactive')
+    }
+  })
+})
+
+describe('state + carrier: one tag', () => {
+  const states = () =>
+    (
+      census()
+        .db.prepare(
+          `SELECT phy_state AS s FROM companies WHERE phy_state IS NOT NULL
+           GROUP BY phy_state ORDER BY count(*) DESC LIMIT 6`,
+        )
+        .all() as { s: string }[]
+    ).map((r) => r.s)
+
+  test('sc<state> tags exactly the names tagged st<state> and etcarrier', () => {
+    expect(tagKindsOf(census()).has('sc')).toBe(true)
+    let matched = 0
+    for (const st of states())
+      for (const words of [null, '"trucking"', '"co"'])
+        for (const status of [undefined, 'active', 'inactive'] as const) {
+          const w = words ? `{legal_name dba_name} : (${words}) AND ` : ''
+          const ids = (e: string) =>
+            nameCandidates(census(), e, 100_000, status).map((c) => c.dot_number)
+          const want = ids(`${w}tags : ("st${st.toLowerCase()}" AND "etcarrier")`)
+          expect(ids(`${w}tags : ("sc${st.toLowerCase()}")`), `${st} ${words} ${status}`).toEqual(
+            want,
+          )
+          matched += want.length
+        }
+    expect(matched).toBeGreaterThan(1000)
+  })
+
+  test('a file built without the tag (format 3) gets the same pages, checking the entity type per row', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cvk-search-old-'))
+    const path = join(dir, 'census.db')
+    census().db.prepare('VACUUM INTO ?').run(path)
+    const old = new Database(path)
+    old.exec('DROP TABLE search_tag_kinds')
+    old.close()
+    const oldCensus = openActive('census', 'live', 999_999, path, null, null)
+    const view = (c: ActiveDataset): DataView => ({
+      source: 'mirror',
+      versionKey: String(c.versionId),
+      get: (n) => (n === 'census' ? c : null),
+    })
+    try {
+      expect(tagKindsOf(oldCensus).has('sc')).toBe(false)
+      let results = 0
+      for (const st of states().slice(0, 3))
+        for (const q of ['tr', 'smith tr', 'co', 'express'])
+          for (const offset of [0, 40])
+            for (const status of [undefined, 'active'] as const) {
+              const p = {
+                q,
+                state: st,
+                entity_type: 'carrier' as const,
+                ...(status ? { status } : {}),
+                limit: 50,
+                offset,
+                today: '2026-11-26',
+              }
+              const want = searchCompanies(view(census()), p)
+              expect(searchCompanies(view(oldCensus), p), JSON.stringify(p)).toEqual(want)
+              results += want.results.length
+            }
+      expect(results).toBeGreaterThan(500)
+    } finally {
+      oldCensus.db.close()
     }
   })
 })
