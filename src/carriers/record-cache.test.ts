@@ -4,7 +4,7 @@ import { addReview, reviewInput } from '../reviews/reviews.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { findRecord } from './lookup.ts'
 import { getCompanyRecord } from './record.ts'
-import { cachedPerView } from './record-cache.ts'
+import { cachedPerView, loadPerView } from './record-cache.ts'
 import type { Caller } from '../keys/keys.ts'
 import type { DataView } from '../db/datasets.ts'
 import { verifyKey } from '../keys/keys.ts'
@@ -83,6 +83,62 @@ test('an entry is kept from its second miss; least recently used entries go firs
   expect(read('c').hit).toBe(false)
   expect(cachedPerView(view, 'z', 0, () => 'off')).toEqual({ value: 'off', hit: false })
   expect(cachedPerView(view, 'z', 0, () => 'off').hit).toBe(false)
+})
+
+test('concurrent misses of one key share one read; other keys, views and later misses read again', async () => {
+  const view = {} as DataView
+  const other = {} as DataView
+  const reads: string[] = []
+  const gates: (() => void)[] = []
+  const read = (v: DataView, k: string, capacity = 8) =>
+    loadPerView(v, k, capacity, async () => {
+      const n = reads.push(k)
+      await new Promise<void>((r) => gates.push(r))
+      return { k, n }
+    })
+  const a = [read(view, 'flight-a'), read(view, 'flight-a'), read(view, 'flight-a')]
+  const b = read(view, 'flight-b')
+  const a2 = read(other, 'flight-a')
+  expect(reads).toEqual(['flight-a', 'flight-b', 'flight-a'])
+  gates.forEach((open) => open())
+  const [x, y, z] = await Promise.all(a)
+  expect(x).toBe(y)
+  expect(y).toBe(z)
+  expect(await b).toEqual({ k: 'flight-b', n: 2 })
+  expect(await a2).not.toBe(x)
+  // done: the next miss reads again (a first miss is not kept; keys are new to this file's
+  // doorkeeper, which remembers keys of every view), then it is a cache hit
+  const again = read(view, 'flight-a')
+  expect(reads).toHaveLength(4)
+  gates.at(-1)?.()
+  expect(await again).toEqual({ k: 'flight-a', n: 4 })
+  expect(await read(view, 'flight-a')).toBe(await again)
+  expect(reads).toHaveLength(4)
+  // cache off: still one read for concurrent callers, none kept
+  const off = [read(view, 'flight-off', 0), read(view, 'flight-off', 0)]
+  gates.at(-1)?.()
+  const [o1, o2] = await Promise.all(off)
+  expect(o1).toBe(o2)
+  const later = read(view, 'flight-off', 0)
+  gates.at(-1)?.()
+  expect(await later).not.toBe(o1)
+})
+
+test('a failed read fails every caller waiting on it and is not remembered', async () => {
+  const view = {} as DataView
+  let n = 0
+  const read = () =>
+    loadPerView(view, 'k', 8, async () => {
+      n++
+      await Promise.resolve()
+      if (n === 1) throw new Error('disk')
+      return n
+    })
+  const both = [read(), read()]
+  await expect(both[0]).rejects.toThrow('disk')
+  await expect(both[1]).rejects.toThrow('disk')
+  expect(await read()).toBe(2)
+  expect(n).toBe(2)
 })
 
 test("a cached record's Trust Score follows the freshness verdict it is read with", () => {

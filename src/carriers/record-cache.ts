@@ -73,3 +73,40 @@ export function cachedPerView<T>(
   keepPerView(view, key, value, capacity)
   return { value, hit: false }
 }
+
+/** Reads in flight per view and key (loadPerView), so concurrent misses share one. */
+const inFlight = new WeakMap<DataView, Map<string, Promise<unknown>>>()
+
+/**
+ * `read()`'s value for (view, key), from the cache when there, else from one read shared by every
+ * concurrent caller of the same (view, key): a batch sent by several clients at once, or a TMS
+ * asking twice for a carrier, assembles it once. Kept as cachedPerView keeps it. A failed read
+ * fails each of its callers and is forgotten at once.
+ */
+export async function loadPerView<T>(
+  view: DataView,
+  key: string,
+  capacity: number,
+  read: () => Promise<T>,
+): Promise<T> {
+  const hit = peekPerView<T>(view, key, capacity)
+  if (hit) return hit.value
+  let reads = inFlight.get(view)
+  if (!reads) inFlight.set(view, (reads = new Map<string, Promise<unknown>>()))
+  const pending = reads.get(key) as Promise<T> | undefined
+  if (pending) return pending
+  const flights = reads
+  const started = read().then(
+    (value) => {
+      flights.delete(key)
+      keepPerView(view, key, value, capacity)
+      return value
+    },
+    (err: unknown) => {
+      flights.delete(key)
+      throw err
+    },
+  )
+  flights.set(key, started)
+  return started
+}

@@ -16,7 +16,7 @@ import type { TrustCensus, TrustInput } from '../trust/input.ts'
 import { computeTrust } from '../trust/score.ts'
 import type { TrustJson } from '../trust/schema.ts'
 import { contactSignals, type ContactSignals } from '../trust/signals.ts'
-import { cachedPerView, keepPerView, peekPerView } from './record-cache.ts'
+import { cachedPerView, loadPerView } from './record-cache.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
 import { findCensusRow, priorRevokeOf, usdotStatusOf, type CensusRow } from '../census/census.ts'
 import { censusClasses, entityTypes, privateEntity } from './entity.ts'
@@ -182,15 +182,9 @@ export async function loadCompanyRecord(
   read: RecordDataReader,
 ): Promise<CompanyRecord | null> {
   if (!view.get('census')) throw new AppError('dataset_unavailable')
-  const key = cacheKey(deps, dot)
-  const capacity = deps.cacheEntries ?? 0
-  const cached = peekPerView<RecordData | null>(view, key, capacity)
-  let data: RecordData | null
-  if (cached) data = cached.value
-  else {
-    data = await read(view, dot, deps)
-    keepPerView(view, key, data, capacity)
-  }
+  const data = await loadPerView(view, cacheKey(deps, dot), deps.cacheEntries ?? 0, () =>
+    read(view, dot, deps),
+  )
   return data ? completeRecord(deps, view, data) : null
 }
 
