@@ -35,6 +35,8 @@ export interface RecordWorkerPool {
     dot: number,
     deps: { today: string; nationalAverages?: Config['safety']['nationalAverages'] },
   ): Promise<unknown>
+  /** the views now served: workers open their files and close any other (after a swap) */
+  follow(views: readonly DataView[]): void
   close(): Promise<void>
 }
 

@@ -54,12 +54,17 @@ export async function startServer(
     for (const r of sample)
       if (r.status !== 'activated') log.error({ result: r }, 'sample dataset build failed')
   deps.datasets.reconcile()
-  if (config.records.workers > 0)
-    deps.recordWorkers = new RecordWorkers({
+  if (config.records.workers > 0) {
+    const pool = new RecordWorkers({
       size: config.records.workers,
       log,
       nationalAverages: config.safety.nationalAverages,
     })
+    deps.recordWorkers = pool
+    deps.datasets.onChange(() =>
+      pool.follow([deps.datasets.view('live'), deps.datasets.view('test')]),
+    )
+  }
 
   const app = createApp(deps)
   const timeouts = {

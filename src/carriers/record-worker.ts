@@ -8,7 +8,7 @@ import { DATASET_NAMES, type DatasetName } from '../db/names.ts'
 import type { NationalAverages } from '../safety/national-averages.ts'
 import { dataBlocksFirst } from './json.ts'
 import { recordData } from './record.ts'
-import type { ReadReply, ReadRequest, ViewRef } from './record-workers.ts'
+import type { FollowRequest, ReadReply, ReadRequest, ViewRef } from './record-workers.ts'
 
 const port = parentPort
 if (!port) throw new Error('record-worker.ts runs in a worker thread')
@@ -68,4 +68,14 @@ function answer(req: ReadRequest): ReadReply {
   }
 }
 
-port.on('message', (req: ReadRequest) => port.postMessage(answer(req)))
+port.on('message', (msg: ReadRequest | FollowRequest) => {
+  if ('follow' in msg) {
+    try {
+      for (const ref of msg.follow) install(ref)
+    } catch {
+      // a file that cannot be opened now: the next read in its view reports it
+    }
+    return
+  }
+  port.postMessage(answer(msg))
+})

@@ -2,7 +2,7 @@
  * Records assembled in worker threads: equal to the main thread's assembly in every view, follow
  * a new dataset version at once, and never fail a lookup when a worker cannot answer.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -53,6 +53,10 @@ beforeAll(async () => {
   sandbox = callerOf('test')
   // one worker: it is handed the sample view and the live view in turn
   workers = new RecordWorkers({ size: 1, log: silentLogger() })
+  // as serve.ts does: after a swap the workers drop the replaced files
+  ctx.deps.datasets.onChange(() =>
+    workers.follow([ctx.deps.datasets.view('live'), ctx.deps.datasets.view('test')]),
+  )
 }, 120_000)
 afterAll(async () => {
   await workers.close()
@@ -104,6 +108,59 @@ test('a new live census version is read by the worker from the next lookup on', 
   expect(viaWorker?.fleet.power_units).toBe(77)
   expect(viaWorker).toEqual(onMain)
 })
+
+/** The files this process holds open whose path starts with `path` (Linux /proc). */
+const openFilesOf = (path: string) =>
+  readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`)
+      return target.startsWith(path) ? [target] : []
+    } catch {
+      return [] // closed meanwhile (the readdir's own descriptor)
+    }
+  })
+
+test.runIf(existsSync('/proc/self/fd'))(
+  'after a swap the workers close the replaced file at once, without a lookup; a read begun in the old view still answers',
+  async () => {
+    const pool = new RecordWorkers({ size: 2, log: silentLogger() })
+    ctx.deps.datasets.onChange(() =>
+      pool.follow([ctx.deps.datasets.view('live'), ctx.deps.datasets.view('test')]),
+    )
+    try {
+      const deps = { ...ctx.deps, recordWorkers: pool }
+      // both workers read the live census
+      const read = await Promise.all(LIVE_DOTS.map((dot) => loadRecord(deps, live, dot)))
+      const was = read[1]?.fleet.power_units
+      const before = ctx.deps.datasets.view('live')
+      const old = (before.get('census') as ActiveDataset).path
+      expect(openFilesOf(old).length).toBeGreaterThanOrEqual(3) // main + two workers
+      const results = await importDir(
+        pipelineDeps(ctx.deps),
+        census(join(root, 'v3'), { 1_000_002: { POWER_UNITS: '55' } }),
+        { channel: 'live', trigger: 'test', signal: AbortSignal.timeout(30_000) },
+      )
+      expect(results.map((r) => r.status)).toEqual(['activated'])
+      const current = (ctx.deps.datasets.view('live').get('census') as ActiveDataset).path
+      expect(current).not.toBe(old)
+      for (let i = 0; i < 100 && openFilesOf(old).length > 0; i++)
+        await new Promise((r) => setTimeout(r, 20))
+      expect(openFilesOf(old)).toEqual([])
+      expect(openFilesOf(current).length).toBeGreaterThanOrEqual(3)
+      // a read still in the view it began in (the file is kept) is answered from that version,
+      // by a worker (the main thread has closed that version)
+      const inOld = (await pool.read(before, 1_000_002, { today: '2026-11-15' })) as {
+        fleet: { power_units: number | null }
+      }
+      expect(was).not.toBe(55)
+      expect(inOld.fleet.power_units).toBe(was)
+      // the new version from the next lookup on
+      expect((await loadRecord(deps, live, 1_000_002))?.fleet.power_units).toBe(55)
+    } finally {
+      await pool.close()
+    }
+  },
+)
 
 test('a worker that cannot read the files answers through the main thread', async () => {
   const view = ctx.deps.datasets.view('test')

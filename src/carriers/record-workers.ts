@@ -7,7 +7,8 @@
  *
  * Each worker opens its own read-only connections to the files of the view the request names: the
  * main thread sends a view's files (paths, version ids, dates) the first time it sends a worker a
- * request in that view, and the worker then closes the files of the view it replaced. A worker
+ * request in that view, and the worker then closes the files of the view it replaced; after a
+ * dataset swap the pool also hands every worker the views now served (`follow`). A worker
  * that fails or dies never fails a lookup: the record is then assembled on the main thread, which
  * also reproduces any error the data itself causes.
  */
@@ -53,6 +54,11 @@ export interface ReadRequest {
   viewKey: string
   dot: number
   today: string
+}
+
+/** The views the main thread now serves (after a dataset swap): install them, close the rest. */
+export interface FollowRequest {
+  follow: ViewRef[]
 }
 
 /**
@@ -127,6 +133,23 @@ export class RecordWorkers implements RecordWorkerPool {
       const census = view.get('census')
       return census ? recordData(deps, view, census, dot) : null
     }
+  }
+
+  /**
+   * Hands every worker the views now served (the registry's onChange, after a swap): each opens
+   * their files and closes the ones no view names any more, at once rather than at its next
+   * request, so a replaced version's file (deleted by pruning) does not hold its disk space while
+   * the server is idle. A read sent before this message is answered before it, in its own view.
+   */
+  follow(views: readonly DataView[]): void {
+    const msg: FollowRequest = { follow: views.map(viewRef) }
+    for (const slot of this.slots)
+      if (slot) {
+        slot.worker.postMessage(msg)
+        // the next request names its view again (one begun before the swap may still be in the
+        // old view, which the worker has just closed)
+        slot.lastKey = null
+      }
   }
 
   /** Stops the workers; reads after this assemble on the main thread. */

@@ -73,6 +73,7 @@ export class DatasetRegistry {
   private readonly dataDir: string
   private generation = 0
   private readonly views = new Map<'live' | 'test', { generation: number; view: DataView }>()
+  private readonly listeners: (() => void)[] = []
 
   constructor(appDb: Sqlite, log: Logger, dataDir: string) {
     this.appDb = appDb
@@ -116,8 +117,24 @@ export class DatasetRegistry {
         changed = true
       }
     }
-    if (changed) this.generation++
+    if (changed) {
+      this.generation++
+      for (const listener of this.listeners)
+        try {
+          listener()
+        } catch (err) {
+          this.log.error({ err }, 'a dataset swap listener failed')
+        }
+    }
     return changed
+  }
+
+  /**
+   * Calls `listener` after every reconcile() that opened or closed a version (the record workers
+   * then drop the files this process no longer reads, without waiting for a lookup).
+   */
+  onChange(listener: () => void): void {
+    this.listeners.push(listener)
   }
 
   get(name: DatasetName, channel: Channel): ActiveDataset | null {
