@@ -49,6 +49,8 @@ function statements(db: Sqlite) {
     refused: db.prepare(REFUSED_SQL),
     current: db.prepare(CURRENT_SQL),
     daily: db.prepare(DAILY_SQL),
+    // one wrapper per connection: db.transaction() builds its four variants on every call
+    meterTx: db.transaction(meterInTransaction),
     hasEndpoints: db.prepare(
       "SELECT 1 FROM webhook_endpoints WHERE account_id = ? AND status = 'enabled' AND removed_at IS NULL LIMIT 1",
     ),
@@ -97,38 +99,55 @@ export function meter(deps: MeterDeps, caller: Caller, n: number, at: Date): Usa
     hardCap: caller.hardCap ? 1 : 0,
     included: caller.included,
   }
-  return deps.db
-    .transaction((): Usage => {
-      const row = s.meter.get(params) as { used: number } | undefined
-      if (!row) {
-        const used = (s.refused.get(params) as { used: number }).used
-        const fired = s.alert.get({ ...params, kind: 'exhausted', used }) as
-          { id: number } | undefined
-        if (fired) onAlert(deps, caller, 'quota.exhausted', period, used, now)
-        return {
-          ...base,
-          allowed: false,
-          billed: false,
-          used,
-          remaining: Math.max(0, caller.included - used),
-        }
-      }
-      s.daily.run({ accountId: caller.accountId, day: isoDate(at), n })
-      const used = row.used
-      if (used * 5 >= caller.included * 4) {
-        const fired = s.alert.get({ ...params, kind: 'threshold_80', used }) as
-          { id: number } | undefined
-        if (fired) onAlert(deps, caller, 'quota.threshold_reached', period, used, now)
-      }
-      return {
-        ...base,
-        allowed: true,
-        billed: true,
-        used,
-        remaining: Math.max(0, caller.included - used),
-      }
-    })
-    .immediate()
+  return s.meterTx.immediate(deps, caller, params, base, at)
+}
+
+type MeterParams = {
+  accountId: number
+  period: string
+  n: number
+  now: number
+  hardCap: number
+  included: number
+}
+
+/** meter()'s transaction body (prepared once per connection as `meterTx`). */
+function meterInTransaction(
+  deps: MeterDeps,
+  caller: Caller,
+  params: MeterParams,
+  base: Pick<Usage, 'plan' | 'limit' | 'resetAt'>,
+  at: Date,
+): Usage {
+  const s = stmts(deps.db)
+  const { period, n, now } = params
+  const row = s.meter.get(params) as { used: number } | undefined
+  if (!row) {
+    const used = (s.refused.get(params) as { used: number }).used
+    const fired = s.alert.get({ ...params, kind: 'exhausted', used }) as { id: number } | undefined
+    if (fired) onAlert(deps, caller, 'quota.exhausted', period, used, now)
+    return {
+      ...base,
+      allowed: false,
+      billed: false,
+      used,
+      remaining: Math.max(0, caller.included - used),
+    }
+  }
+  s.daily.run({ accountId: caller.accountId, day: isoDate(at), n })
+  const used = row.used
+  if (used * 5 >= caller.included * 4) {
+    const fired = s.alert.get({ ...params, kind: 'threshold_80', used }) as
+      { id: number } | undefined
+    if (fired) onAlert(deps, caller, 'quota.threshold_reached', period, used, now)
+  }
+  return {
+    ...base,
+    allowed: true,
+    billed: true,
+    used,
+    remaining: Math.max(0, caller.included - used),
+  }
 }
 
 function onAlert(
