@@ -23,7 +23,7 @@ import {
   type IdentifierMatch,
 } from './docket.ts'
 import { carrierJsonText, toMetaJson } from './json.ts'
-import { meterCall, notFoundForDot, recordReader, refuseCall, shapeMetered } from './lookup.ts'
+import { meterCall, notFoundForDot, recordLoader, refuseCall, shapeMetered } from './lookup.ts'
 import type { CompanyRecord } from './record.ts'
 import { CarrierJson, MetaJson } from './schema.ts'
 
@@ -202,10 +202,10 @@ async function resolveSlot(
   deps: Deps,
   caller: Caller,
   t: Target,
-  read: (dot: number) => CompanyRecord | null,
+  read: (dot: number) => Promise<CompanyRecord | null>,
 ): Promise<Resolved> {
   if (t.kind === 'dot') {
-    const record = read(t.dot)
+    const record = await read(t.dot)
     return record
       ? { found: true, record, match: null }
       : { found: false, error: notFoundForDot(t.dot).message }
@@ -250,7 +250,7 @@ export async function verifyBatch(
     parsed: parseVerifyItem(input, req.fromDotNumbers),
   }))
   const keys = new Map<string, number>()
-  const read = recordReader(deps, caller)
+  const read = recordLoader(deps, caller)
   const resolutions = await Promise.all(
     slots.map((s, i): Promise<Resolved | null> => {
       if (!s.parsed.ok) return Promise.resolve(null)

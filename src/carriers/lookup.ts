@@ -42,11 +42,25 @@ export async function loadRecord(
   caller: Caller,
   dot: number,
 ): Promise<CompanyRecord | null> {
-  if (!deps.recordWorkers) return findRecord(deps, caller, dot)
+  return recordLoader(deps, caller)(dot)
+}
+
+/**
+ * `recordReader` for a request that can wait (a batch): the clock, the caller's view and the
+ * freshness verdict are read once, and records not cached are assembled by the record workers
+ * (in that view) when the server runs them, so a batch of companies never read before does not
+ * hold the main thread, and its reads fill the workers' page caches, not the main thread's.
+ */
+export function recordLoader(
+  deps: Deps,
+  caller: Caller,
+): (dot: number) => Promise<CompanyRecord | null> {
   const { view, recordDeps } = readContext(deps, caller)
+  const pool = deps.recordWorkers
+  if (!pool) return (dot) => Promise.resolve(getCompanyRecord(recordDeps, view, dot))
   // the pool is typed in deps.ts, below the record's layer: it reads what recordData returns
-  const read = deps.recordWorkers.read.bind(deps.recordWorkers) as RecordDataReader
-  return loadCompanyRecord(recordDeps, view, dot, read)
+  const read = pool.read.bind(pool) as RecordDataReader
+  return (dot) => loadCompanyRecord(recordDeps, view, dot, read)
 }
 
 /**

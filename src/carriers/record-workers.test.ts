@@ -17,6 +17,8 @@ import { createTestContext, type TestContext } from '../testing/context.ts'
 import { carrierJsonText, dataBlocksFirst, parseDataBlocksFirst, toCarrierJson } from './json.ts'
 import { findRecord, loadRecord } from './lookup.ts'
 import { RecordWorkers } from './record-workers.ts'
+import { verifyBatch } from './batch.ts'
+import type { RecordWorkerPool } from '../deps.ts'
 
 let ctx: TestContext
 let root: string
@@ -161,6 +163,31 @@ test.runIf(existsSync('/proc/self/fd'))(
     }
   },
 )
+
+test('a batch reads the records it has not cached through the workers, with the same answer', async () => {
+  let reads = 0
+  const counting: RecordWorkerPool = {
+    read: (view, dot, d) => (reads++, workers.read(view, dot, d)),
+    follow: (views) => workers.follow(views),
+    close: () => Promise.resolve(),
+  }
+  const batch = (recordWorkers: RecordWorkerPool | null) =>
+    verifyBatch({ ...ctx.deps, recordWorkers }, live, {
+      items: LIVE_DOTS.map((dot) => ({ dot: String(dot) })),
+      fromDotNumbers: false,
+      crosscheck: undefined,
+      requestId: 'req-batch',
+    })
+  const viaWorkers = await batch(counting)
+  // every USDOT item (found or not) was read by a worker: the cache is off in this context
+  expect(reads).toBeGreaterThanOrEqual(LIVE_DOTS.length)
+  const onMain = await batch(null)
+  expect(viaWorkers.body.results.map((r) => r.status)).toEqual([200, 200, 200, 404])
+  // the same answers but for the month's count, which the first batch moved on
+  const uncounted = (r: unknown) =>
+    JSON.parse(JSON.stringify(r, (k, v: unknown) => (k === 'quota_used' ? null : v))) as unknown
+  expect(uncounted(viaWorkers.body.results)).toEqual(uncounted(onMain.body.results))
+})
 
 test('a worker that cannot read the files answers through the main thread', async () => {
   const view = ctx.deps.datasets.view('test')
