@@ -63,6 +63,16 @@ const stmts = (db: Sqlite) => {
   return s
 }
 
+type UsageBase = Pick<Usage, 'plan' | 'limit' | 'resetAt'>
+/** A Usage from the month's used count. */
+const usageOf = (base: UsageBase, used: number, allowed: boolean, billed: boolean): Usage => ({
+  ...base,
+  allowed,
+  billed,
+  used,
+  remaining: Math.max(0, base.limit - used),
+})
+
 export interface MeterDeps {
   db: Sqlite
   log: Logger
@@ -83,13 +93,7 @@ export function meter(deps: MeterDeps, caller: Caller, n: number, at: Date): Usa
   if (caller.mode === 'test') {
     const used =
       (s.current.get(caller.accountId, period) as { used: number } | undefined)?.used ?? 0
-    return {
-      ...base,
-      allowed: true,
-      billed: false,
-      used,
-      remaining: Math.max(0, caller.included - used),
-    }
+    return usageOf(base, used, true, false)
   }
   const params = {
     accountId: caller.accountId,
@@ -116,7 +120,7 @@ function meterInTransaction(
   deps: MeterDeps,
   caller: Caller,
   params: MeterParams,
-  base: Pick<Usage, 'plan' | 'limit' | 'resetAt'>,
+  base: UsageBase,
   at: Date,
 ): Usage {
   const s = stmts(deps.db)
@@ -126,13 +130,7 @@ function meterInTransaction(
     const used = (s.refused.get(params) as { used: number }).used
     const fired = s.alert.get({ ...params, kind: 'exhausted', used }) as { id: number } | undefined
     if (fired) onAlert(deps, caller, 'quota.exhausted', period, used, now)
-    return {
-      ...base,
-      allowed: false,
-      billed: false,
-      used,
-      remaining: Math.max(0, caller.included - used),
-    }
+    return usageOf(base, used, false, false)
   }
   s.daily.run({ accountId: caller.accountId, day: isoDate(at), n })
   const used = row.used
@@ -141,13 +139,7 @@ function meterInTransaction(
       { id: number } | undefined
     if (fired) onAlert(deps, caller, 'quota.threshold_reached', period, used, now)
   }
-  return {
-    ...base,
-    allowed: true,
-    billed: true,
-    used,
-    remaining: Math.max(0, caller.included - used),
-  }
+  return usageOf(base, used, true, true)
 }
 
 function onAlert(
@@ -219,15 +211,8 @@ export function peekUsage(db: Sqlite, caller: Caller, at: Date): Usage {
   const used =
     (stmts(db).current.get(caller.accountId, periodOf(at)) as { used: number } | undefined)?.used ??
     0
-  return {
-    allowed: true,
-    billed: false,
-    plan: caller.plan,
-    used,
-    limit: caller.included,
-    remaining: Math.max(0, caller.included - used),
-    resetAt: Math.floor(nextPeriodStart(at).getTime() / 1000),
-  }
+  const resetAt = Math.floor(nextPeriodStart(at).getTime() / 1000)
+  return usageOf({ plan: caller.plan, limit: caller.included, resetAt }, used, true, false)
 }
 
 /** IETF RateLimit headers for the monthly quota. */

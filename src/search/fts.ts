@@ -72,25 +72,39 @@ const phrase = (s: string) => `"${s.replaceAll('"', '""')}"`
 
 const ASCII = /^\p{ASCII}*$/u
 
-const pairWordSets = new WeakMap<ActiveDataset, ReadonlySet<string>>()
-/** The census file's pair words (census/search-index.ts); none in a file built without them. */
-export function pairWordsOf(census: ActiveDataset): ReadonlySet<string> {
-  let words = pairWordSets.get(census)
-  if (!words) {
+const tableValues = new WeakMap<ActiveDataset, Map<string, ReadonlySet<string>>>()
+/**
+ * The values of a one-column table of the census file, read once per file; `absent` for a file
+ * built before the table existed.
+ */
+function valuesOf(
+  census: ActiveDataset,
+  table: 'search_pair_words' | 'search_tag_kinds',
+  column: 'term' | 'kind',
+  absent: readonly string[],
+): ReadonlySet<string> {
+  let tables = tableValues.get(census)
+  if (!tables) tableValues.set(census, (tables = new Map<string, ReadonlySet<string>>()))
+  let values = tables.get(table)
+  if (!values) {
     const has = census
-      .stmt(`SELECT count(*) AS n FROM sqlite_master WHERE name = 'search_pair_words'`)
-      .get() as { n: number }
-    words = new Set(
+      .stmt('SELECT count(*) AS n FROM sqlite_master WHERE name = ?')
+      .get(table) as { n: number }
+    values = new Set(
       has.n
-        ? (census.stmt('SELECT term FROM search_pair_words').all() as { term: string }[]).map(
-            (r) => r.term,
+        ? (census.stmt(`SELECT ${column} AS v FROM ${table}`).all() as { v: string }[]).map(
+            (r) => r.v,
           )
-        : [],
+        : absent,
     )
-    pairWordSets.set(census, words)
+    tables.set(table, values)
   }
-  return words
+  return values
 }
+
+/** The census file's pair words (census/search-index.ts); none in a file built without them. */
+export const pairWordsOf = (census: ActiveDataset): ReadonlySet<string> =>
+  valuesOf(census, 'search_pair_words', 'term', [])
 
 /**
  * An FTS5 condition implied by an AND of user words: for the pair words among their tokens, the
@@ -311,25 +325,15 @@ export const tag = {
   stateCarrier: stateCarrierTag,
 }
 
-const tagKindSets = new WeakMap<ActiveDataset, ReadonlySet<TagKind>>()
 /** The kinds of tags the census file's names carry (census/search-index.ts TAG_KINDS). */
-export function tagKindsOf(census: ActiveDataset): ReadonlySet<TagKind> {
-  let kinds = tagKindSets.get(census)
-  if (!kinds) {
-    const has = census
-      .stmt(`SELECT count(*) AS n FROM sqlite_master WHERE name = 'search_tag_kinds'`)
-      .get() as { n: number }
-    kinds = new Set(
-      has.n
-        ? (census.stmt('SELECT kind FROM search_tag_kinds').all() as { kind: TagKind }[]).map(
-            (r) => r.kind,
-          )
-        : (['st', 'ct', 'et', 'fw', 'pw'] as const),
-    )
-    tagKindSets.set(census, kinds)
-  }
-  return kinds
-}
+export const tagKindsOf = (census: ActiveDataset) =>
+  valuesOf(census, 'search_tag_kinds', 'kind', [
+    'st',
+    'ct',
+    'et',
+    'fw',
+    'pw',
+  ]) as ReadonlySet<TagKind>
 
 const HAS_TOKEN_CHAR = /[\p{L}\p{N}]/u
 
