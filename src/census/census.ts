@@ -346,7 +346,7 @@ export const censusDataset: DatasetSpec = {
   schedule: 'daily',
   // file format 2: contentless search tiers with filter tags and summary columns;
   // 3: word-pair tags and search_pair_words (census/search-index.ts);
-  // 4: `sc<state>` tags of carriers and search_tag_kinds
+  // 4: `sc<state>` tags of carriers, search_tag_kinds, first-word tags after leading punctuation
   format: 4,
   minRowsRatio: 0.9,
   maxRejectRatio: 0.01,

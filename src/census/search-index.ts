@@ -152,15 +152,22 @@ export const fold = (s: string) => s.normalize('NFKD').replace(/\p{M}/gu, '').to
 /** The tag of a name's first token (`fw` + the token as FTS5 folds it): "names starting with". */
 export const firstWordTag = (token: string) => `fw${token}`
 
+/** ASCII punctuation and spaces a name's first word is read after (as an SQL string's text). */
+const LEADING_NON_WORD = ` !"#$%&''()*+,-./:;<=>?@[\\]^_\`{|}~`
 /**
- * `fw` + the name up to its first space, in SQL (a JS function per row costs more than the rest
- * of the tags). FTS5 folds case and accents of the tag like any token, and splits it at
- * punctuation: `O'BRIEN` gives `fwo` (the first token, as queries build it) and a stray `brien`,
- * which no tag query looks for. A name starting with punctuation (`"B" TRUCKING`) gets no usable
- * tag: it is still found by its words, only not ranked among the names starting with `B`.
+ * `fw` + the name up to its first space, leading ASCII punctuation skipped, in SQL (a JS function
+ * per row costs more than the rest of the tags). FTS5 folds case and accents of the tag like any
+ * token, and splits it at punctuation: `O'BRIEN` gives `fwo` (the first token, as queries build
+ * it) and a stray `brien`, which no tag query looks for. `"B" TRUCKING` and `#1 TRUCKING` give
+ * `fwb` and `fw1`, so they rank among the names starting with `B` and `1` (census format 4).
  */
-const firstWordSql = (col: string) =>
-  `'fw' || lower(CASE WHEN instr(${col}, ' ') > 0 THEN substr(${col}, 1, instr(${col}, ' ') - 1) ELSE ${col} END)`
+const firstWordSql = (col: string) => {
+  const upToSpace = (name: string) =>
+    `'fw' || lower(CASE WHEN instr(${name}, ' ') > 0 THEN substr(${name}, 1, instr(${name}, ' ') - 1) ELSE ${name} END)`
+  // most names start with a letter or digit: ltrim only the others (ltrim on every name cost
+  // 2.2 s of a full census build, this test 0.5 s)
+  return `CASE WHEN ${col} GLOB '[A-Za-z0-9]*' THEN ${upToSpace(col)} ELSE ${upToSpace(`ltrim(${col}, '${LEADING_NON_WORD}')`)} END`
+}
 
 // contentless: the index holds only the postings; names are read from `companies` by USDOT
 const tierDdl = (t: Tier) => `
