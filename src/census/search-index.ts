@@ -40,8 +40,11 @@ const PAIRS_FN = 'census_pair_tags'
  */
 export const TAG_KINDS = ['st', 'ct', 'et', 'fw', 'pw', 'sc'] as const
 export type TagKind = (typeof TAG_KINDS)[number]
+/** The kinds of a file built before `search_tag_kinds` (census format 3). */
+export const FORMAT_3_TAG_KINDS: readonly TagKind[] = TAG_KINDS.filter((k) => k !== 'sc')
 
-const TWO_LETTERS = /^[A-Za-z]{2}$/
+/** A state or country code a tag is made of (the SQL tags' `GLOB '[A-Za-z][A-Za-z]'`). */
+export const TWO_LETTERS = /^[A-Za-z]{2}$/
 /** The tag of a carrier's state (`sc` + state), as entityTags gives it. */
 export const stateCarrierTag = (state: string) => `sc${state.toLowerCase()}`
 

@@ -31,8 +31,10 @@ import {
   fold,
   MAX_PREFIX_TERMS,
   pairTag,
+  FORMAT_3_TAG_KINDS,
   stateCarrierTag,
   TIERS,
+  TWO_LETTERS,
   type TagKind,
   type Tier,
 } from '../census/search-index.ts'
@@ -216,7 +218,6 @@ type StagedRow = [
   string | null,
   string | null,
 ]
-const TWO_LETTERS = /^[A-Za-z]{2}$/
 /** The row filters of a Staged read: the same test as the build's `et` and `ct` tags. */
 function passesRowFilters(s: Staged, r: StagedRow): boolean {
   const [, , , classdef, units, dockets, country] = r
@@ -327,13 +328,7 @@ export const tag = {
 
 /** The kinds of tags the census file's names carry (census/search-index.ts TAG_KINDS). */
 export const tagKindsOf = (census: ActiveDataset) =>
-  valuesOf(census, 'search_tag_kinds', 'kind', [
-    'st',
-    'ct',
-    'et',
-    'fw',
-    'pw',
-  ]) as ReadonlySet<TagKind>
+  valuesOf(census, 'search_tag_kinds', 'kind', FORMAT_3_TAG_KINDS) as ReadonlySet<TagKind>
 
 const HAS_TOKEN_CHAR = /[\p{L}\p{N}]/u
 

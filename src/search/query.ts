@@ -222,7 +222,7 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
   const rowChecked = 'entityType' in rowEntity || 'country' in rowCountry
   const tagsOf = (all: boolean) =>
     [
-      p.state && stateCarrier ? tag.stateCarrier(p.state) : p.state ? tag.state(p.state) : null,
+      p.state ? (stateCarrier ? tag.stateCarrier(p.state) : tag.state(p.state)) : null,
       p.country && (all || !('country' in rowCountry)) ? tag.country(p.country) : null,
       p.entity_type && !stateCarrier && (all || !('entityType' in rowEntity))
         ? tag.entityType(p.entity_type)
