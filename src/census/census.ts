@@ -6,7 +6,7 @@
 import type { ActiveDataset } from '../db/datasets.ts'
 import { parseInWorker } from '../ingest/parallel.ts'
 import * as N from '../ingest/normalize.ts'
-import { buildSearchIndex } from './search-index.ts'
+import { startSearchBuild } from './search-build.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 import type { PriorRevokeJson, UsdotStatus } from './schema.ts'
 
@@ -285,10 +285,6 @@ export function censusInsertRow(f: string[]): CensusInsert | string {
   return [values, dockets]
 }
 
-async function* flatten<T>(batches: AsyncIterable<T[]>): AsyncGenerator<T> {
-  for await (const batch of batches) yield* batch
-}
-
 async function buildCensus(ctx: BuildContext): Promise<void> {
   ctx.db.exec(DDL)
   const path = ctx.inputs.get(CENSUS_FILE_ID)
@@ -311,7 +307,7 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
       onTimings: (t) => Object.entries(t).forEach(([k, v]) => ctx.phase(k, v)),
     },
   )
-  await ctx.insertBatches(CENSUS_FILE_ID, flatten(parsed), ({ row: [values, dockets] }) => {
+  await ctx.insertChunks(CENSUS_FILE_ID, parsed, ({ row: [values, dockets] }) => {
     const dot = values[0] as number
     insert.run(values)
     for (const [p, n, s] of dockets) insertDocket.run(p, n, dot, s)
@@ -327,8 +323,19 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
   // for them keeps the build's resident memory down (the inserts wanted the big one)
   ctx.db.pragma('cache_size = -16384')
   ctx.db.pragma('shrink_memory')
-  ctx.timed('contacts', () => ctx.db.exec(POST_DDL))
-  ctx.timed('fts', () => buildSearchIndex(ctx.db))
+  // the search tiers build in other threads meanwhile (at scale): search-build.ts
+  const search = startSearchBuild(ctx.db, {
+    path: ctx.path,
+    signal: ctx.signal,
+    phase: (name, seconds) => ctx.phase(name, seconds),
+  })
+  try {
+    ctx.timed('contacts', () => ctx.db.exec(POST_DDL))
+  } catch (err) {
+    await search.abort()
+    throw err
+  }
+  await search.finish()
 }
 
 export const censusDataset: DatasetSpec = {

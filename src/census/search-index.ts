@@ -30,9 +30,11 @@ export const TIERS = [
 ] as const
 export type Tier = (typeof TIERS)[number]
 
-/** The SQL functions of the build (registered on the build connection only). */
-const ENTITY_FN = 'census_entity_tags'
-const PAIRS_FN = 'census_pair_tags'
+/**
+ * The SQL function of the build (registered on the connections that fill tiers only): a name's
+ * entity-type and pair tags, in one call (a JS call per row costs about 0.4 µs by itself).
+ */
+const TAGS_FN = 'census_js_tags'
 
 /**
  * The kinds of tags a file's names carry (its `search_tag_kinds` table; a file built before the
@@ -126,7 +128,7 @@ export function namePairTags(
  * The pair words: the ASCII tokens in at least one name in PAIR_WORD_SHARE of a sample (every
  * PAIR_SAMPLE-th USDOT), at most MAX_PAIR_WORDS of them, the most common first.
  */
-function pairWords(db: Sqlite): string[] {
+export function pairWords(db: Sqlite): string[] {
   const counts = new Map<string, number>()
   let names = 0
   const rows = db
@@ -172,32 +174,57 @@ const firstWordSql = (col: string) => {
   return `CASE WHEN ${col} GLOB '[A-Za-z0-9]*' THEN ${upToSpace(col)} ELSE ${upToSpace(`ltrim(${col}, '${LEADING_NON_WORD}')`)} END`
 }
 
+/**
+ * FTS5's buffer of pending terms (bytes) while a tier is filled, and no merging of segments on the
+ * way (the one `optimize` at the end merges them all): with the defaults (1 MiB, automerge 4), a
+ * full census' tiers took 32.5 s of CPU; with these, 27.7 s. Both are set back to FTS5's defaults
+ * once the tier is built (they are stored in its `_config` table).
+ */
+const FILL_HASH_BYTES = 8 << 20
+const DEFAULT_HASH_BYTES = 1 << 20
+const DEFAULT_AUTOMERGE = 4
+
 // contentless: the index holds only the postings; names are read from `companies` by USDOT
-const tierDdl = (t: Tier) => `
+const tierTableDdl = (t: Tier) => `
 CREATE VIRTUAL TABLE ${t.table} USING fts5(
   legal_name, dba_name, tags, content='', tokenize='unicode61 remove_diacritics 2', columnsize=0
-);
+);`
+
+/** Fills a tier from `<source>.companies` (the build file, or the build file attached to a part). */
+const tierFillSql = (t: Tier, source: string) => `
+BEGIN;
+INSERT INTO ${t.table}(${t.table}, rank) VALUES ('hashsize', ${FILL_HASH_BYTES});
+INSERT INTO ${t.table}(${t.table}, rank) VALUES ('automerge', 0);
 INSERT INTO ${t.table}(rowid, legal_name, dba_name, tags)
   SELECT dot_number, legal_name, dba_name,
     CASE WHEN phy_state GLOB '[A-Za-z][A-Za-z]' THEN 'st' || lower(phy_state) ELSE '' END || ' ' ||
     CASE WHEN phy_country GLOB '[A-Za-z][A-Za-z]' THEN 'ct' || lower(phy_country) ELSE '' END || ' ' ||
-    ${ENTITY_FN}(classdef, power_units, dockets, phy_state) || ' ' ||
-    coalesce(${firstWordSql('legal_name')}, '') || ' ' || coalesce(${firstWordSql('dba_name')}, '') || ' ' ||
-    ${PAIRS_FN}(legal_name, dba_name)
-  FROM companies WHERE (legal_name IS NOT NULL OR dba_name IS NOT NULL) AND ${t.where}
+    ${TAGS_FN}(classdef, power_units, dockets, phy_state, legal_name, dba_name) || ' ' ||
+    coalesce(${firstWordSql('legal_name')}, '') || ' ' || coalesce(${firstWordSql('dba_name')}, '')
+  FROM ${source}.companies WHERE (legal_name IS NOT NULL OR dba_name IS NOT NULL) AND ${t.where}
   ORDER BY dot_number;
 INSERT INTO ${t.table}(${t.table}) VALUES ('optimize');
-CREATE VIRTUAL TABLE temp.${t.table}_vocab USING fts5vocab(main, ${t.table}, col);`
+INSERT INTO ${t.table}(${t.table}, rank) VALUES ('hashsize', ${DEFAULT_HASH_BYTES});
+INSERT INTO ${t.table}(${t.table}, rank) VALUES ('automerge', ${DEFAULT_AUTOMERGE});
+COMMIT;`
 
-const SEARCH_DDL = `${TIERS.map(tierDdl).join('\n')}
+/**
+ * `table` := how many names of the tiers hold each term (in their legal or DBA name), from the
+ * tiers' vocabularies (the tiers are in `main`).
+ */
+const termCountsSql = (tiers: readonly Tier[], table: string) => `
+${tiers.map((t) => `CREATE VIRTUAL TABLE temp.${t.table}_vocab USING fts5vocab(main, ${t.table}, col);`).join('\n')}
+CREATE TABLE ${table} (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) STRICT, WITHOUT ROWID;
+INSERT INTO ${table}
+  SELECT term, sum(doc) FROM (${tiers.map((t) => `SELECT term, doc, col FROM temp.${t.table}_vocab`).join(' UNION ALL ')})
+  WHERE col IN ('legal_name', 'dba_name') GROUP BY term;
+${tiers.map((t) => `DROP TABLE temp.${t.table}_vocab;`).join('\n')}`
+
+/** The tables beside the tiers, once `search_terms` is in. */
+const SEARCH_TAIL_DDL = `
 CREATE TABLE search_pair_words (term TEXT PRIMARY KEY) STRICT, WITHOUT ROWID;
 CREATE TABLE search_tag_kinds (kind TEXT PRIMARY KEY) STRICT, WITHOUT ROWID;
 INSERT INTO search_tag_kinds VALUES ${TAG_KINDS.map((k) => `('${k}')`).join(', ')};
-CREATE TABLE search_terms (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) STRICT, WITHOUT ROWID;
-INSERT INTO search_terms
-  SELECT term, sum(doc) FROM (${TIERS.map((t) => `SELECT term, doc, col FROM temp.${t.table}_vocab`).join(' UNION ALL ')})
-  WHERE col IN ('legal_name', 'dba_name') GROUP BY term;
-${TIERS.map((t) => `DROP TABLE temp.${t.table}_vocab;`).join('\n')}
 CREATE TABLE search_prefixes (
   prefix TEXT NOT NULL, term TEXT NOT NULL, docs INTEGER NOT NULL, PRIMARY KEY (prefix, term)
 ) STRICT, WITHOUT ROWID;
@@ -212,27 +239,115 @@ ${[1, 2, 3]
   .join('\n')}
 `
 
-/**
- * Builds the tier tables (with the pair tags), search_terms, search_prefixes and
- * search_pair_words from a loaded `companies` table
- * (census build, after the rows are in). The dataset file is never updated in place.
- */
-export function buildSearchIndex(db: Sqlite): void {
-  db.function(ENTITY_FN, { deterministic: true }, (classdef, units, dockets, state) =>
-    entityTags(
+/** Registers the build's SQL function on `db` (the connection that fills tiers). */
+function registerTagFunction(db: Sqlite, words: readonly string[]): void {
+  // namePairTags matches upper-case tokens (census names are upper case)
+  const set = new Set(words.map((w) => w.toUpperCase()))
+  db.function(TAGS_FN, { deterministic: true }, (classdef, units, dockets, state, legal, dba) => {
+    const entity = entityTags(
       classdef as string | null,
       units as number | null,
       dockets as string | null,
       state as string | null,
-    ),
-  )
-  const words = pairWords(db)
-  // namePairTags matches upper-case tokens (census names are upper case)
-  const set = new Set(words.map((w) => w.toUpperCase()))
-  db.function(PAIRS_FN, { deterministic: true }, (legal, dba) =>
-    namePairTags(set, legal as string | null, dba as string | null),
-  )
-  db.exec(SEARCH_DDL)
+    )
+    const pairs = namePairTags(set, legal as string | null, dba as string | null)
+    return entity && pairs ? `${entity} ${pairs}` : entity || pairs
+  })
+}
+
+/** The pair words, then the rest once search_terms is in. */
+function finishSearchTables(db: Sqlite, words: readonly string[]): void {
+  db.exec(SEARCH_TAIL_DDL)
   const insert = db.prepare('INSERT INTO search_pair_words (term) VALUES (?)')
   for (const w of words) insert.run(w)
+}
+
+/**
+ * Builds the tier tables (with the pair tags), search_terms, search_prefixes and
+ * search_pair_words from a loaded `companies` table, in the calling thread (census build, after the
+ * rows are in; a large census builds them in other threads: search-build.ts). The dataset file is
+ * never updated in place.
+ */
+export function buildSearchIndex(db: Sqlite): void {
+  const words = pairWords(db)
+  registerTagFunction(db, words)
+  for (const t of TIERS) db.exec(tierTableDdl(t) + tierFillSql(t, 'main'))
+  db.exec(termCountsSql(TIERS, 'search_terms'))
+  finishSearchTables(db, words)
+}
+
+/** What a thread building part of the tiers is given (search-build.ts). */
+export interface SearchPartJob {
+  /** the census build file (in WAL mode while parts read it) */
+  source: string
+  /** a new file for this part's tiers and term counts */
+  target: string
+  /** the tiers' table names */
+  tables: string[]
+  words: string[]
+}
+
+/** The table of a part file with its tiers' term counts (termCountsSql). */
+export const PART_TERMS = 'search_part_terms'
+
+/**
+ * Builds some tiers into their own file (`job.target`), reading the census build file attached
+ * as `src`; then the part's term counts. Runs in a worker thread (search-build.ts), while the
+ * census build goes on with its other indexes; the build copies the parts in (copySearchParts).
+ */
+export function buildSearchPart(job: SearchPartJob, db: Sqlite): void {
+  const tiers = job.tables.map((name) => {
+    const t = TIERS.find((x) => x.table === name)
+    if (!t) throw new Error(`no search tier ${name}`)
+    return t
+  })
+  db.prepare('ATTACH DATABASE ? AS src').run(job.source)
+  registerTagFunction(db, job.words)
+  for (const t of tiers) db.exec(tierTableDdl(t) + tierFillSql(t, 'src'))
+  db.exec('DETACH DATABASE src')
+  db.exec(termCountsSql(tiers, PART_TERMS))
+}
+
+/** An FTS5 table's shadow tables (contentless, no column sizes: no `_content`, no `_docsize`). */
+const SHADOW_TABLES = ['data', 'idx', 'config'] as const
+
+/**
+ * Copies the tiers of part files (buildSearchPart) into the census build file and sums their term
+ * counts into search_terms, then builds the remaining search tables. Each tier is created empty
+ * here, then its shadow tables are replaced by the part's, row for row: an FTS5 index is only
+ * these rows (no page numbers, nothing outside its tables), so the copy is the same index.
+ * Writing shadow tables needs SQLite's defensive mode off (better-sqlite3's `unsafeMode`), for
+ * these statements only.
+ */
+export function copySearchParts(
+  db: Sqlite,
+  parts: readonly { path: string; tables: readonly string[] }[],
+  words: readonly string[],
+): void {
+  parts.forEach((p, i) => db.prepare('ATTACH DATABASE ? AS ?').run(p.path, `part${i}`))
+  try {
+    db.transaction(() => {
+      parts.forEach((p, i) => {
+        for (const table of p.tables) {
+          const t = TIERS.find((x) => x.table === table)
+          if (!t) throw new Error(`no search tier ${table}`)
+          db.exec(tierTableDdl(t))
+          db.unsafeMode(true)
+          try {
+            for (const s of SHADOW_TABLES)
+              db.exec(
+                `DELETE FROM main.${table}_${s}; INSERT INTO main.${table}_${s} SELECT * FROM part${i}.${table}_${s};`,
+              )
+          } finally {
+            db.unsafeMode(false)
+          }
+        }
+      })
+      db.exec(`CREATE TABLE search_terms (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) STRICT, WITHOUT ROWID;
+INSERT INTO search_terms SELECT term, sum(docs) FROM (${parts.map((_, i) => `SELECT term, docs FROM part${i}.${PART_TERMS}`).join(' UNION ALL ')}) GROUP BY term;`)
+      finishSearchTables(db, words)
+    })()
+  } finally {
+    parts.forEach((_, i) => db.exec(`DETACH DATABASE part${i}`))
+  }
 }

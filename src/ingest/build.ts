@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
-import { openSqlite, removeDbFile } from '../db/open.ts'
+import { openSqlite, removeDbFile, type Sqlite } from '../db/open.ts'
 import { threadCpuSeconds } from './cpu.ts'
 import type { BuildContext, BuildProgress, DatasetSpec } from './types.ts'
 import type { BuildStats, FileStats } from '../db/names.ts'
@@ -20,6 +20,40 @@ export interface BuildOptions {
   onProgress?: (p: BuildProgress) => void
 }
 
+/** Build files' page cache (KiB): a full census import peaked at 505 MB resident with 32 MiB, 530 MB with 64 MiB. */
+const BUILD_CACHE_KIB = 32_768
+
+/**
+ * Opens a new, empty file to build (any file at `path` is removed first), with durability relaxed:
+ * nobody reads it yet. The settings are the `main` file's only, so a file attached later keeps
+ * its own (search-build.ts attaches the census build file it reads).
+ */
+export function openBuildFile(path: string, cacheKib = BUILD_CACHE_KIB): Sqlite {
+  mkdirSync(dirname(path), { recursive: true })
+  removeDbFile(path)
+  const db = openSqlite(path, 'readwrite')
+  try {
+    // openSqlite leaves a read-write file in WAL mode, where every page is written twice (to the
+    // WAL, then to the file). A rollback journal kept in memory costs next to nothing on a fresh
+    // file (only pages that existed before a transaction are journaled, and they are few). OFF
+    // would be cheaper still but better-sqlite3's defensive mode refuses it.
+    const mode = db.pragma('main.journal_mode = MEMORY', { simple: true })
+    if (mode !== 'memory') throw new Error(`cannot set the build file's journal (${String(mode)})`)
+    db.pragma('main.synchronous = OFF')
+    db.pragma('foreign_keys = OFF')
+    db.pragma('main.locking_mode = EXCLUSIVE')
+    db.pragma(`main.cache_size = -${cacheKib}`)
+    // sorts of index and GROUP BY builds spill to temporary files (the page cache), not the heap:
+    // in memory they held several hundred MB at full census scale
+    db.pragma('temp_store = FILE')
+    return db
+  } catch (err) {
+    db.close()
+    removeDbFile(path)
+    throw err
+  }
+}
+
 /**
  * Builds one dataset into a new SQLite file at `path`. Durability is relaxed (nobody reads the
  * file yet); the file ends in rollback-journal mode so it can be opened read-only. On any error
@@ -31,9 +65,7 @@ export async function buildDatasetFile(
   path: string,
   opts: BuildOptions,
 ): Promise<BuildStats> {
-  mkdirSync(dirname(path), { recursive: true })
-  removeDbFile(path)
-  const db = openSqlite(path, 'readwrite')
+  const db = openBuildFile(path)
   const stats: BuildStats = { rows: 0, rejects: 0, files: {}, rejectSamples: [], notes: {} }
   const fileStats = (id: string): FileStats => (stats.files[id] ??= { rows: 0, rejects: 0 })
   const phases: Record<string, number> = (stats.phases = {})
@@ -52,22 +84,39 @@ export async function buildDatasetFile(
     }
   }
   try {
-    // openSqlite leaves a read-write file in WAL mode, where every page is written twice (to the
-    // WAL, then to the file). A rollback journal kept in memory costs next to nothing on a fresh
-    // file (only pages that existed before a transaction are journaled, and they are few). OFF
-    // would be cheaper still but better-sqlite3's defensive mode refuses it.
-    const mode = db.pragma('journal_mode = MEMORY', { simple: true })
-    if (mode !== 'memory') throw new Error(`cannot set the build file's journal (${String(mode)})`)
-    db.pragma('synchronous = OFF')
-    db.pragma('foreign_keys = OFF')
-    db.pragma('locking_mode = EXCLUSIVE')
-    // 32 MiB: a full census import peaked at 505 MB resident with it, 530 MB with 64 MiB
-    db.pragma('cache_size = -32768')
-    // sorts of index and GROUP BY builds spill to temporary files (the page cache), not the heap:
-    // in memory they held several hundred MB at full census scale
-    db.pragma('temp_store = FILE')
+    // the rows of `source` (or of each of its arrays, `chunked`), one transaction per BATCH rows
+    const load = async <T>(
+      fileId: string,
+      source: AsyncIterable<T | readonly T[]>,
+      chunked: boolean,
+      insert: (item: T) => void,
+    ) => {
+      const t0 = performance.now()
+      const c0 = threadCpuSeconds()
+      let batch: T[] = []
+      const run = db.transaction((rows: T[]) => {
+        for (const r of rows) insert(r)
+      })
+      const flush = async () => {
+        timed('insert', () => run(batch))
+        batch = []
+        opts.onProgress?.({ dataset: spec.name, file: fileId, rows: fileStats(fileId).rows })
+        opts.signal.throwIfAborted()
+        await yieldToLoop()
+      }
+      for await (const x of source) {
+        if (chunked) for (const item of x as readonly T[]) batch.push(item)
+        else batch.push(x as T)
+        if (batch.length >= BATCH) await flush()
+      }
+      if (batch.length) await flush()
+      phase('load', (performance.now() - t0) / 1000)
+      const c1 = threadCpuSeconds()
+      if (c0 !== null && c1 !== null) phase('load.cpu', c1 - c0)
+    }
     const ctx: BuildContext = {
       db,
+      path,
       inputs,
       asOf: opts.asOf,
       today: opts.today,
@@ -88,29 +137,8 @@ export async function buildDatasetFile(
       },
       phase,
       timed,
-      async insertBatches(fileId, items, insert) {
-        const t0 = performance.now()
-        const c0 = threadCpuSeconds()
-        let batch: unknown[] = []
-        const run = db.transaction((rows: unknown[]) => {
-          for (const r of rows) insert(r as never)
-        })
-        const flush = async () => {
-          timed('insert', () => run(batch))
-          batch = []
-          opts.onProgress?.({ dataset: spec.name, file: fileId, rows: fileStats(fileId).rows })
-          opts.signal.throwIfAborted()
-          await yieldToLoop()
-        }
-        for await (const item of items) {
-          batch.push(item)
-          if (batch.length >= BATCH) await flush()
-        }
-        if (batch.length) await flush()
-        phase('load', (performance.now() - t0) / 1000)
-        const c1 = threadCpuSeconds()
-        if (c0 !== null && c1 !== null) phase('load.cpu', c1 - c0)
-      },
+      insertBatches: (fileId, items, insert) => load(fileId, items, false, insert),
+      insertChunks: (fileId, chunks, insert) => load(fileId, chunks, true, insert),
     }
     opts.signal.throwIfAborted()
     const started = performance.now()

@@ -129,7 +129,7 @@ export async function* parseInWorker<T>(
   const newline = await fileNewline(path)
   const workers = Math.max(
     1,
-    Math.min(ranges.length, opts.workers ?? Math.min(4, Math.max(2, availableParallelism() - 1))),
+    Math.min(ranges.length, opts.workers ?? Math.min(4, Math.max(1, availableParallelism() - 1))),
   )
   const job = (rs: (ByteRange & { index: number })[]): ParseJob => ({
     path,

@@ -46,6 +46,8 @@ export interface BuildProgress {
 
 export interface BuildContext {
   db: Sqlite
+  /** the file `db` builds */
+  path: string
   /** file id → local path of the file to read; absent when that file is not available */
   inputs: ReadonlyMap<string, string>
   /** YYYY-MM-DD the data describes */
@@ -71,6 +73,12 @@ export interface BuildContext {
   insertBatches<T>(
     fileId: string,
     items: AsyncIterable<T>,
+    insert: (item: T) => void,
+  ): Promise<void>
+  /** insertBatches over the rows of arrays of rows (a parser's batches: no step per row) */
+  insertChunks<T>(
+    fileId: string,
+    chunks: AsyncIterable<readonly T[]>,
     insert: (item: T) => void,
   ): Promise<void>
 }

@@ -110,7 +110,15 @@ describe('recoverRuns', () => {
         .run(now, v).lastInsertRowid,
     )
     const folder = join(ctx.config.paths.datasets, 'live', 'census')
-    for (const f of [`${v}.db`, `${v}.db-journal`]) writeFileSync(join(folder, f), 'partial')
+    // with the census search index's part files (census/search-build.ts) and their companions
+    for (const f of [
+      `${v}.db`,
+      `${v}.db-journal`,
+      `${v}.db-wal`,
+      `${v}.db-search0`,
+      `${v}.db-search1-journal`,
+    ])
+      writeFileSync(join(folder, f), 'partial')
     mkdirSync(ctx.config.paths.downloads, { recursive: true })
     writeFileSync(join(ctx.config.paths.downloads, 'az4n-8mr2.part'), 'half a file')
 

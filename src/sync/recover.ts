@@ -33,8 +33,11 @@ export interface Recovery {
 export const INTERRUPTED_MESSAGE =
   'interrupted: the process running it stopped (crash, kill or restart)'
 
-/** `<datasets>/<channel>/<dataset>/<id>.db` and its SQLite companions */
-const VERSION_FILE = /^(\d+)\.db(-wal|-shm|-journal)?$/
+/**
+ * `<datasets>/<channel>/<dataset>/<id>.db` and its SQLite companions, and the files of the
+ * census search index's parts (`<id>.db-search<n>`, census/search-build.ts) with theirs
+ */
+const VERSION_FILE = /^(\d+)\.db(-search\d+)?(-wal|-shm|-journal)?$/
 
 function versionFiles(root: string): { path: string; id: number }[] {
   const out: { path: string; id: number }[] = []
