@@ -324,7 +324,7 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
   ctx.db.pragma('cache_size = -16384')
   ctx.db.pragma('shrink_memory')
   // the search tiers build in other threads meanwhile (at scale): search-build.ts
-  const search = startSearchBuild(ctx.db, {
+  const search = await startSearchBuild(ctx.db, {
     path: ctx.path,
     signal: ctx.signal,
     phase: (name, seconds) => ctx.phase(name, seconds),

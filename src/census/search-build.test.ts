@@ -89,7 +89,7 @@ describe('the search index built in parts (other threads), then copied in', () =
     const { path, db } = loadedCopy('parts.db')
     opened.push(db)
     const p = phases()
-    const search = startSearchBuild(db, {
+    const search = await startSearchBuild(db, {
       path,
       signal: AbortSignal.timeout(30_000),
       phase: p.phase,
@@ -142,7 +142,7 @@ describe('the search index built in parts (other threads), then copied in', () =
     // the parts read another file, which has no companies table
     const wrong = join(dir, 'empty.db')
     openSqlite(wrong, 'readwrite').close()
-    const search = startSearchBuild(db, {
+    const search = await startSearchBuild(db, {
       path: wrong,
       signal: AbortSignal.timeout(30_000),
       phase: () => {},
@@ -156,7 +156,7 @@ describe('the search index built in parts (other threads), then copied in', () =
     const { path, db } = loadedCopy('aborted.db')
     opened.push(db)
     const stop = new AbortController()
-    const search = startSearchBuild(db, {
+    const search = await startSearchBuild(db, {
       path,
       signal: stop.signal,
       phase: () => {},
@@ -168,7 +168,7 @@ describe('the search index built in parts (other threads), then copied in', () =
 
     const again = loadedCopy('aborted-2.db')
     opened.push(again.db)
-    const other = startSearchBuild(again.db, {
+    const other = await startSearchBuild(again.db, {
       path: again.path,
       signal: AbortSignal.timeout(30_000),
       phase: () => {},

@@ -59,7 +59,7 @@ export interface SearchBuildOptions {
  * (`finish` then waits for them and copies their tiers in), else in `finish`, in this thread.
  * The caller builds its other indexes between the two calls, and calls `abort` if they fail.
  */
-export function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): SearchBuild {
+export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Promise<SearchBuild> {
   const { n } = db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }
   if (!(opts.parts ?? n >= SEARCH_PARTS_MIN_COMPANIES)) {
     return {
@@ -83,7 +83,11 @@ export function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): SearchBu
     tables: [...tables],
   }))
   const workers: Worker[] = []
-  const done = parts.map((p) => {
+  const stop = async () => {
+    await Promise.all(workers.map((w) => w.terminate()))
+    for (const p of parts) removeDbFile(p.path)
+  }
+  const start = (p: (typeof parts)[number]) => {
     const job: SearchPartJob = { source: opts.path, target: p.path, tables: p.tables, words }
     const worker = startWorker(ENTRY, { workerData: job })
     workers.push(worker)
@@ -97,13 +101,17 @@ export function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): SearchBu
       worker.on('error', reject)
       worker.on('exit', (code) => reject(new Error(`search index worker exited with code ${code}`)))
     })
-  })
+  }
+  let done: Promise<void>[]
+  try {
+    done = parts.map(start)
+  } catch (err) {
+    // a worker that could not start: the ones that did are stopped before their files go
+    await stop()
+    throw err
+  }
   // a failing part is reported by finish(); until then its rejection is not unhandled
   for (const d of done) d.catch(() => {})
-  const stop = async () => {
-    await Promise.all(workers.map((w) => w.terminate()))
-    for (const p of parts) removeDbFile(p.path)
-  }
   return {
     async finish() {
       let onAbort = () => {}

@@ -176,9 +176,11 @@ const firstWordSql = (col: string) => {
 
 /**
  * FTS5's buffer of pending terms (bytes) while a tier is filled, and no merging of segments on the
- * way (the one `optimize` at the end merges them all): with the defaults (1 MiB, automerge 4), a
- * full census' tiers took 32.5 s of CPU; with these, 27.7 s. Both are set back to FTS5's defaults
- * once the tier is built (they are stored in its `_config` table).
+ * way (the one `optimize` at the end merges them all): with FTS5's defaults (1 MiB, automerge 4)
+ * a full census' tiers took 32.5 s of CPU in one thread, with a 64 MiB buffer and no automerge
+ * 27.7 s; the buffer's size made no difference beyond noise between 2 and 32 MiB (the largest
+ * tier filled in 12–13 s), so it is small. Both are set back to FTS5's defaults once the tier is
+ * built (they are stored in its `_config` table).
  */
 const FILL_HASH_BYTES = 8 << 20
 const DEFAULT_HASH_BYTES = 1 << 20
@@ -208,13 +210,17 @@ INSERT INTO ${t.table}(${t.table}, rank) VALUES ('hashsize', ${DEFAULT_HASH_BYTE
 INSERT INTO ${t.table}(${t.table}, rank) VALUES ('automerge', ${DEFAULT_AUTOMERGE});
 COMMIT;`
 
+/** A table of terms with the number of names holding each (search_terms and the parts' counts). */
+const termsTableDdl = (table: string) =>
+  `CREATE TABLE ${table} (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) STRICT, WITHOUT ROWID;`
+
 /**
  * `table` := how many names of the tiers hold each term (in their legal or DBA name), from the
  * tiers' vocabularies (the tiers are in `main`).
  */
 const termCountsSql = (tiers: readonly Tier[], table: string) => `
 ${tiers.map((t) => `CREATE VIRTUAL TABLE temp.${t.table}_vocab USING fts5vocab(main, ${t.table}, col);`).join('\n')}
-CREATE TABLE ${table} (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) STRICT, WITHOUT ROWID;
+${termsTableDdl(table)}
 INSERT INTO ${table}
   SELECT term, sum(doc) FROM (${tiers.map((t) => `SELECT term, doc, col FROM temp.${t.table}_vocab`).join(' UNION ALL ')})
   WHERE col IN ('legal_name', 'dba_name') GROUP BY term;
@@ -343,7 +349,7 @@ export function copySearchParts(
           }
         }
       })
-      db.exec(`CREATE TABLE search_terms (term TEXT PRIMARY KEY, docs INTEGER NOT NULL) STRICT, WITHOUT ROWID;
+      db.exec(`${termsTableDdl('search_terms')}
 INSERT INTO search_terms SELECT term, sum(docs) FROM (${parts.map((_, i) => `SELECT term, docs FROM part${i}.${PART_TERMS}`).join(' UNION ALL ')}) GROUP BY term;`)
       finishSearchTables(db, words)
     })()
