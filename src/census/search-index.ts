@@ -85,16 +85,12 @@ export const pairTag = (a: string, b: string) =>
 /** The tag of a name whose tokens only FTS5 knows exactly (non-ASCII): it has every pair. */
 export const ANY_PAIR = 'pwany'
 
-const NON_ASCII = /\P{ASCII}/u
 /** The FTS5 (unicode61) tokens of ASCII text: runs of letters and digits, lower case. */
 export const asciiTokens = (s: string) =>
   s
     .toLowerCase()
     .split(/[^a-z0-9]+/)
     .filter(Boolean)
-
-const TOKEN_SEPARATORS = /[^A-Za-z0-9]+/
-const UPPER = /^[A-Z0-9]*$/
 
 /**
  * The pair tags of a name (legal and DBA together), space-separated ('' when it has none).
@@ -106,12 +102,29 @@ export function namePairTags(
   dba: string | null,
 ): string {
   const text = dba === null ? (legal ?? '') : `${legal ?? ''} ${dba}`
-  if (NON_ASCII.test(text)) return ANY_PAIR
-  // 4.5 million names: split once, lower-case only the tokens that are not already upper case
+  // 4.5 million names: one pass over the characters (the tokens are runs of ASCII letters and
+  // digits; a name with any other non-ASCII character has every pair), upper-casing only the
+  // tokens that hold a lower-case letter. A split on a regular expression took 1.4 times as long.
   let first: string | undefined
   let held: string[] | undefined
-  for (const raw of text.split(TOKEN_SEPARATORS)) {
-    const t = UPPER.test(raw) ? raw : raw.toUpperCase()
+  let start = -1
+  let lower = false
+  for (let i = 0; i <= text.length; i++) {
+    const c = i < text.length ? text.charCodeAt(i) : 32
+    if ((c >= 65 && c <= 90) || (c >= 48 && c <= 57)) {
+      if (start < 0) start = i
+      continue
+    }
+    if (c >= 97 && c <= 122) {
+      if (start < 0) start = i
+      lower = true
+      continue
+    }
+    if (c > 127) return ANY_PAIR
+    if (start < 0) continue
+    const t = lower ? text.slice(start, i).toUpperCase() : text.slice(start, i)
+    start = -1
+    lower = false
     if (!words.has(t) || t === first || held?.includes(t)) continue
     if (first === undefined) first = t
     else (held ??= [first]).push(t)
