@@ -326,6 +326,7 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
   // the search tiers build in other threads meanwhile (at scale): search-build.ts
   const search = await startSearchBuild(ctx.db, {
     path: ctx.path,
+    companies: n,
     signal: ctx.signal,
     phase: (name, seconds) => ctx.phase(name, seconds),
   })

@@ -35,12 +35,14 @@ function rows(n: number) {
   })
 }
 
+/** Companies in the test census: below SEARCH_PARTS_MIN_COMPANIES */
+const COMPANIES = 3_000
 let dir: string
 let serial: string
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cvk-search-build-'))
   const csv = join(dir, 'census.csv')
-  writeCensus(csv, rows(3_000))
+  writeCensus(csv, rows(COMPANIES))
   serial = join(dir, 'serial.db')
   // 3,000 companies: below SEARCH_PARTS_MIN_COMPANIES, so the build makes the index in its thread
   await buildDatasetFile(censusDataset, new Map([[CENSUS_FILE_ID, csv]]), serial, {
@@ -85,12 +87,13 @@ describe('the search index built in parts (other threads), then copied in', () =
   })
 
   test('gives the same index, row for row, as the build in one thread', async () => {
-    expect(SEARCH_PARTS_MIN_COMPANIES).toBeGreaterThan(3_000)
+    expect(SEARCH_PARTS_MIN_COMPANIES).toBeGreaterThan(COMPANIES)
     const { path, db } = loadedCopy('parts.db')
     opened.push(db)
     const p = phases()
     const search = await startSearchBuild(db, {
       path,
+      companies: COMPANIES,
       signal: AbortSignal.timeout(30_000),
       phase: p.phase,
       parts: true,
@@ -144,6 +147,7 @@ describe('the search index built in parts (other threads), then copied in', () =
     openSqlite(wrong, 'readwrite').close()
     const search = await startSearchBuild(db, {
       path: wrong,
+      companies: COMPANIES,
       signal: AbortSignal.timeout(30_000),
       phase: () => {},
       parts: true,
@@ -158,6 +162,7 @@ describe('the search index built in parts (other threads), then copied in', () =
     const stop = new AbortController()
     const search = await startSearchBuild(db, {
       path,
+      companies: COMPANIES,
       signal: stop.signal,
       phase: () => {},
       parts: true,
@@ -170,6 +175,7 @@ describe('the search index built in parts (other threads), then copied in', () =
     opened.push(again.db)
     const other = await startSearchBuild(again.db, {
       path: again.path,
+      companies: COMPANIES,
       signal: AbortSignal.timeout(30_000),
       phase: () => {},
       parts: true,

@@ -18,6 +18,7 @@ import {
   pairWords,
   TIERS,
   type SearchPartJob,
+  type Tier,
 } from './search-index.ts'
 
 const ENTRY = siblingModule('./search-build-worker', import.meta.url)
@@ -29,10 +30,7 @@ export const SEARCH_PARTS_MIN_COMPANIES = 100_000
  * The tiers each part builds: two parts of about equal work at full scale (the active names
  * without a docket are about half of all names; the inactive ones, most of the rest).
  */
-export const SEARCH_PARTS: readonly (readonly string[])[] = [
-  [TIERS[1].table],
-  [TIERS[0].table, TIERS[2].table],
-]
+export const SEARCH_PARTS: readonly (readonly Tier[])[] = [[TIERS[1]], [TIERS[0], TIERS[2]]]
 
 /** What a part's thread reports. */
 export type SearchPartMessage =
@@ -48,6 +46,8 @@ export interface SearchBuild {
 export interface SearchBuildOptions {
   /** the build file `db` writes */
   path: string
+  /** the companies loaded (the build has just counted them) */
+  companies: number
   signal: AbortSignal
   phase(name: string, seconds: number): void
   /** build in parts even for a small census (tests) */
@@ -60,8 +60,7 @@ export interface SearchBuildOptions {
  * The caller builds its other indexes between the two calls, and calls `abort` if they fail.
  */
 export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Promise<SearchBuild> {
-  const { n } = db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }
-  if (!(opts.parts ?? n >= SEARCH_PARTS_MIN_COMPANIES)) {
+  if (!(opts.parts ?? opts.companies >= SEARCH_PARTS_MIN_COMPANIES)) {
     return {
       finish: async () => {
         const t0 = performance.now()
@@ -78,17 +77,14 @@ export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Pr
   db.prepare('SELECT count(*) FROM sqlite_schema').get()
   const wal = db.pragma('journal_mode = WAL', { simple: true })
   if (wal !== 'wal') throw new Error(`cannot share the census build file (${String(wal)})`)
-  const parts = SEARCH_PARTS.map((tables, i) => ({
-    path: `${opts.path}-search${i}`,
-    tables: [...tables],
-  }))
+  const parts = SEARCH_PARTS.map((tiers, i) => ({ path: `${opts.path}-search${i}`, tiers }))
   const workers: Worker[] = []
   const stop = async () => {
     await Promise.all(workers.map((w) => w.terminate()))
     for (const p of parts) removeDbFile(p.path)
   }
   const start = (p: (typeof parts)[number]) => {
-    const job: SearchPartJob = { source: opts.path, target: p.path, tables: p.tables, words }
+    const job: SearchPartJob = { source: opts.path, target: p.path, tiers: p.tiers, words }
     const worker = startWorker(ENTRY, { workerData: job })
     workers.push(worker)
     return new Promise<void>((resolve, reject) => {

@@ -301,8 +301,7 @@ export interface SearchPartJob {
   source: string
   /** a new file for this part's tiers and term counts */
   target: string
-  /** the tiers' table names */
-  tables: string[]
+  tiers: readonly Tier[]
   words: string[]
 }
 
@@ -315,16 +314,11 @@ export const PART_TERMS = 'search_part_terms'
  * census build goes on with its other indexes; the build copies the parts in (copySearchParts).
  */
 export function buildSearchPart(job: SearchPartJob, db: Sqlite): void {
-  const tiers = job.tables.map((name) => {
-    const t = TIERS.find((x) => x.table === name)
-    if (!t) throw new Error(`no search tier ${name}`)
-    return t
-  })
   db.prepare('ATTACH DATABASE ? AS src').run(job.source)
   registerTagFunction(db, job.words)
-  for (const t of tiers) db.exec(tierTableDdl(t) + tierFillSql(t, 'src'))
+  for (const t of job.tiers) db.exec(tierTableDdl(t) + tierFillSql(t, 'src'))
   db.exec('DETACH DATABASE src')
-  db.exec(termCountsSql(tiers, PART_TERMS))
+  db.exec(termCountsSql(job.tiers, PART_TERMS))
 }
 
 /** An FTS5 table's shadow tables (contentless, no column sizes: no `_content`, no `_docsize`). */
@@ -340,16 +334,15 @@ const SHADOW_TABLES = ['data', 'idx', 'config'] as const
  */
 export function copySearchParts(
   db: Sqlite,
-  parts: readonly { path: string; tables: readonly string[] }[],
+  parts: readonly { path: string; tiers: readonly Tier[] }[],
   words: readonly string[],
 ): void {
   parts.forEach((p, i) => db.prepare('ATTACH DATABASE ? AS ?').run(p.path, `part${i}`))
   try {
     db.transaction(() => {
       parts.forEach((p, i) => {
-        for (const table of p.tables) {
-          const t = TIERS.find((x) => x.table === table)
-          if (!t) throw new Error(`no search tier ${table}`)
+        for (const t of p.tiers) {
+          const table = t.table
           db.exec(tierTableDdl(t))
           db.unsafeMode(true)
           try {
