@@ -7,7 +7,7 @@ import { HOUR } from '../clock.ts'
 import { CarrierJson } from './schema.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { LICENSING_FIXTURES } from '../testing/fmcsa-server.ts'
-import { REQUIRED_DATASETS } from './data-check.ts'
+import { dataReasons, REQUIRED_DATASETS } from './data-check.ts'
 
 const SAFETY_FIXTURES = join(import.meta.dirname, '..', '..', 'test', 'fixtures', 'safety')
 const OOS = 'p2mt-9ige.csv'
@@ -120,5 +120,33 @@ describe('trust_verified and trust.unverified_reasons', () => {
       expect(r.trust.trust_verified).toBe(false)
       expect(r.trust.unverified_reasons).toEqual(['sample_data'])
     }
+  })
+
+  test('a verdict without a stale dataset holds to the millisecond its first dataset expires, and no later', async () => {
+    const ctx = await context({ liveDir: mirrorDir('kept', () => true) })
+    const view = ctx.deps.datasets.view('live')
+    const maxAgeHours = ctx.deps.config.sync.maxAgeHours
+    const activated = Math.min(
+      ...(['census', 'motus', 'oos'] as const).map((n) => view.get(n)?.activatedAt ?? 0),
+    )
+    const at = (now: number) => dataReasons({ db: ctx.deps.db, now, maxAgeHours }, view)
+    const limit = activated + maxAgeHours * HOUR
+    expect(at(activated)).toEqual([])
+    // kept from here on: the sync runs are not read again until the limit
+    const insert = ctx.deps.db.prepare(
+      `INSERT INTO sync_runs (dataset, trigger, status, started_at, finished_at) VALUES (?, 'schedule', 'unchanged', ?, ?)`,
+    )
+    insert.run('census', limit - HOUR, limit - HOUR)
+    expect(at(limit)).toEqual([])
+    // past it the verdict is judged again: census was confirmed since, the others were not
+    expect(at(limit + 1)).toEqual(['dataset_stale:motus', 'dataset_stale:oos'])
+    // a stale verdict is never kept: a confirmation clears it on the next call
+    insert.run('motus', limit, limit)
+    insert.run('oos', limit, limit)
+    expect(at(limit + 1)).toEqual([])
+    // another limit is another verdict
+    expect(dataReasons({ db: ctx.deps.db, now: limit + 1, maxAgeHours: 1 }, view)).toEqual([
+      'dataset_stale:census',
+    ])
   })
 })

@@ -54,14 +54,42 @@ export function confirmedAt(
 }
 
 /**
+ * A verdict of a view that can only change with the clock: no dataset of it was stale, so until
+ * the first of its daily datasets outlives its limit (`until`, ms), a later sync run confirming
+ * a file again changes nothing (it only moves a confirmation later) and the verdict holds.
+ * A verdict with a stale dataset is never kept: the next sync run may clear it at any moment.
+ */
+interface Verdict {
+  db: Sqlite
+  maxAgeHours: number
+  until: number
+  reasons: readonly string[]
+}
+/** Per view object: a dataset swap builds a new view, so a kept verdict never outlives its files. */
+const verdicts = new WeakMap<DataView, Verdict>()
+
+/**
  * Why the view's data cannot be vouched for: `sample_data` for the bundled sample,
  * `dataset_missing:<name>` for a required dataset not loaded, `dataset_stale:<name>` for a daily
  * one not confirmed current within the limit (mirror only). Empty when it can.
+ *
+ * Read on every lookup: a verdict without a stale dataset is kept per view until the clock
+ * reaches its first dataset's limit (`Verdict`), so a lookup does not read the sync runs.
  */
 export function dataReasons(deps: DataCheckDeps, view: DataView): string[] {
+  const kept = verdicts.get(view)
+  if (
+    kept &&
+    kept.db === deps.db &&
+    kept.maxAgeHours === deps.maxAgeHours &&
+    deps.now <= kept.until
+  )
+    return [...kept.reasons]
   const reasons: string[] = []
   if (view.source === 'sample') reasons.push('sample_data')
   const limitMs = deps.maxAgeHours * 3_600_000
+  let until = Number.POSITIVE_INFINITY
+  let stale = false
   for (const req of REQUIRED_DATASETS) {
     const ds = view.get(req.name)
     if (!ds) {
@@ -70,7 +98,12 @@ export function dataReasons(deps: DataCheckDeps, view: DataView): string[] {
     }
     if (view.source !== 'mirror' || req.freshness === 'frozen') continue
     const at = confirmedAt(deps.db, req.name, ds.activatedAt)
-    if (at === null || deps.now - at > limitMs) reasons.push(`dataset_stale:${req.name}`)
+    if (at === null || deps.now - at > limitMs) {
+      reasons.push(`dataset_stale:${req.name}`)
+      stale = true
+    } else until = Math.min(until, at + limitMs)
   }
-  return reasons
+  if (stale) verdicts.delete(view)
+  else verdicts.set(view, { db: deps.db, maxAgeHours: deps.maxAgeHours, until, reasons })
+  return [...reasons]
 }
