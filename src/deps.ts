@@ -35,6 +35,20 @@ export interface RecordWorkerPool {
     dot: number,
     deps: { today: string; nationalAverages?: Config['safety']['nationalAverages'] },
   ): Promise<unknown>
+  /**
+   * A USDOT's whole record in a view as its answer text (carriers/record.ts `RecordAnswer`), its
+   * reviews read from app.db and its Trust Score judged with `dataReasons`; null when unknown
+   */
+  answer(
+    view: DataView,
+    dot: number,
+    deps: {
+      db: Sqlite
+      today: string
+      nationalAverages?: Config['safety']['nationalAverages']
+      dataReasons: readonly string[]
+    },
+  ): Promise<unknown>
   /** the views now served: workers open their files and close any other (after a swap) */
   follow(views: readonly DataView[]): void
   close(): Promise<void>

@@ -59,6 +59,7 @@ export async function startServer(
       size: config.records.workers,
       log,
       nationalAverages: config.safety.nationalAverages,
+      appDb: config.paths.appDb,
     })
     deps.recordWorkers = pool
     deps.datasets.onChange(() =>

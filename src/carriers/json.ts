@@ -83,7 +83,7 @@ const blocksOf = (r: DataBlocks) =>
   Object.fromEntries(DATA_KEYS.map((k) => [k, r[k]])) as DataBlocks
 
 /** The memo of a record's data blocks, written again unless every block is the same object. */
-function dataText(json: CarrierJson): DataText {
+function dataText(json: DataBlocks): DataText {
   const memo = dataTexts.get(json.identity)
   if (memo && DATA_KEYS.every((k) => memo.blocks[k] === json[k])) return memo
   const blocks = blocksOf(json)
@@ -123,10 +123,24 @@ export function parseDataBlocksFirst<R extends DataBlocks>(json: string, blocks:
  * record's score while its inputs hold); reviews, cross-check and meta are serialised per call.
  */
 export function carrierJsonText(json: CarrierJson): string {
-  const data = dataText(json).text
   const crosscheck =
     json.crosscheck === undefined ? '' : `,"crosscheck":${JSON.stringify(json.crosscheck)}`
+  return `{${recordBodyText(json)}${crosscheck},"meta":${JSON.stringify(json.meta)}}`
+}
+
+/**
+ * A record's blocks as `carrierJsonText` writes them (every key but cross-check and meta, without
+ * the enclosing braces): a record worker answers a lookup with this text (record.ts
+ * `RecordAnswer`), so the main thread only adds the meta block.
+ */
+export function recordBodyText(json: Omit<CarrierJson, 'meta' | 'crosscheck'>): string {
+  const data = dataText(json).text
   let trust = trustTexts.get(json.trust)
   if (trust === undefined) trustTexts.set(json.trust, (trust = JSON.stringify(json.trust)))
-  return `{${data},"trust":${trust},"reviews":${JSON.stringify(json.reviews)}${crosscheck},"meta":${JSON.stringify(json.meta)}}`
+  return `${data},"trust":${trust},"reviews":${JSON.stringify(json.reviews)}`
+}
+
+/** The JSON text of a lookup's answer from a record's `recordBodyText` and its meta block. */
+export function answerText(body: string, r: Pick<CompanyRecord, 'dataAsOf'>, m: MetaInput): string {
+  return `{${body},"meta":${JSON.stringify(toMetaJson(r, m))}}`
 }

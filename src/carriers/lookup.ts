@@ -18,6 +18,7 @@ import {
 import { dataReasons } from './data-check.ts'
 import { toCarrierJson } from './json.ts'
 import type { DataView } from '../db/datasets.ts'
+import { answerOf, loadRecordAnswer, type RecordAnswer, type RecordAnswerReader } from './answer.ts'
 import {
   crosscheckInputOf,
   getCompanyRecord,
@@ -61,6 +62,28 @@ export function recordLoader(
   // the pool is typed in deps.ts, below the record's layer: it reads what recordData returns
   const read = pool.read.bind(pool) as RecordDataReader
   return (dot) => loadCompanyRecord(recordDeps, view, dot, read)
+}
+
+/**
+ * `loadRecord` as the answer text of a single lookup without cross-check (record.ts
+ * `loadRecordAnswer`): a record not cached is assembled whole by a record worker and never
+ * parsed on the main thread, which adds only the meta block (json.ts `answerText`).
+ */
+export async function loadAnswer(
+  deps: Deps,
+  caller: Caller,
+  dot: number,
+): Promise<RecordAnswer | null> {
+  const pool = deps.recordWorkers
+  if (!pool) {
+    const record = await loadRecord(deps, caller, dot)
+    return record && answerOf(record)
+  }
+  const { view, recordDeps } = readContext(deps, caller)
+  // the pool is typed in deps.ts, below the record's layer
+  const read = pool.read.bind(pool) as RecordDataReader
+  const answer = pool.answer.bind(pool) as RecordAnswerReader
+  return loadRecordAnswer(recordDeps, view, dot, read, answer)
 }
 
 /**

@@ -51,6 +51,15 @@ export function peekPerView<T>(
   return { value: (hit === NONE ? undefined : hit) as T }
 }
 
+/**
+ * Whether a miss of `key` now would be kept (it missed recently); if not, it is remembered, as
+ * a miss offered to `keepPerView` is. A caller that builds a value the cache will not keep in
+ * another form (a record worker's answer text: record.ts `loadRecordAnswer`) asks this first.
+ */
+export function missKept(key: string, capacity: number): boolean {
+  return capacity > 0 && seenBefore(key)
+}
+
 /** Offers a freshly built value for (view, key): kept from the key's second miss on (see above). */
 export function keepPerView(view: DataView, key: string, value: unknown, capacity: number): void {
   if (capacity > 0 && seenBefore(key))

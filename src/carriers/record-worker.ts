@@ -7,15 +7,23 @@ import { openActive, type ActiveDataset, type DataView } from '../db/datasets.ts
 import { DATASET_NAMES, type DatasetName } from '../db/names.ts'
 import type { NationalAverages } from '../safety/national-averages.ts'
 import { dataBlocksFirst } from './json.ts'
+import { openSqlite, type Sqlite } from '../db/open.ts'
+import { answerRecord } from './answer.ts'
 import { recordData } from './record.ts'
 import type { FollowRequest, ReadReply, ReadRequest, ViewRef } from './record-workers.ts'
 
 const port = parentPort
 if (!port) throw new Error('record-worker.ts runs in a worker thread')
-const { nationalAverages, cacheKib } = workerData as {
+const { nationalAverages, cacheKib, appDb } = workerData as {
   nationalAverages?: NationalAverages
   cacheKib: number
+  /** app.db's path, for the reviews of a whole record (`answer` requests); absent: none asked */
+  appDb?: string
 }
+/** Page cache of the worker's app.db connection (KiB): the review tables' pages. */
+const APP_DB_CACHE_KIB = 2_048
+/** A read-only connection to app.db, opened on the first request for a whole record. */
+let reviewsDb: Sqlite | null = null
 
 /** Open dataset connections by file and version. */
 const connections = new Map<string, ActiveDataset>()
@@ -62,6 +70,12 @@ function answer(req: ReadRequest): ReadReply {
     const census = view?.get('census')
     if (!view || !census) return { id: req.id, error: `no census in view ${req.viewKey}` }
     const data = recordData({ today: req.today, nationalAverages }, view, census, req.dot)
+    if (req.whole) {
+      if (!appDb) return { id: req.id, error: 'no app.db path given to the record worker' }
+      reviewsDb ??= openSqlite(appDb, 'readonly', APP_DB_CACHE_KIB)
+      const deps = { db: reviewsDb, today: req.today, dataReasons: req.whole.dataReasons }
+      return { id: req.id, answer: data && answerRecord(deps, data) }
+    }
     return { id: req.id, ...(data ? dataBlocksFirst(data) : { json: 'null', blocks: 0 }) }
   } catch (err) {
     return { id: req.id, error: err instanceof Error ? err.message : String(err) }

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, expect, test } from 'vitest'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { CENSUS_FILE_ID } from '../census/census.ts'
 import type { ActiveDataset, DataView } from '../db/datasets.ts'
 import { pipelineDeps } from '../deps.ts'
@@ -14,8 +14,19 @@ import { createLogger, silentLogger } from '../log.ts'
 import { importDir } from '../sync/pipeline.ts'
 import { carrierRow, writeCensus, type CensusFields } from '../testing/census-fixture.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
-import { carrierJsonText, dataBlocksFirst, parseDataBlocksFirst, toCarrierJson } from './json.ts'
-import { findRecord, loadRecord } from './lookup.ts'
+import {
+  answerText,
+  carrierJsonText,
+  dataBlocksFirst,
+  parseDataBlocksFirst,
+  toCarrierJson,
+  type MetaInput,
+} from './json.ts'
+import { findRecord, loadAnswer, loadRecord } from './lookup.ts'
+import { addReview } from '../reviews/reviews.ts'
+import { dataReasons } from './data-check.ts'
+import { loadRecordAnswer, type RecordAnswerReader } from './answer.ts'
+import type { RecordDataReader } from './record.ts'
 import { RecordWorkers } from './record-workers.ts'
 import { verifyBatch } from './batch.ts'
 import type { RecordWorkerPool } from '../deps.ts'
@@ -168,6 +179,7 @@ test('a batch reads the records it has not cached through the workers, with the 
   let reads = 0
   const counting: RecordWorkerPool = {
     read: (view, dot, d) => (reads++, workers.read(view, dot, d)),
+    answer: (view, dot, d) => workers.answer(view, dot, d),
     follow: (views) => workers.follow(views),
     close: () => Promise.resolve(),
   }
@@ -241,4 +253,113 @@ test('a worker-read record answers the same JSON text as JSON.stringify, from th
   )
   expect(whole.startsWith(`{${json.slice(1, 1 + blocks)},"trust":`)).toBe(true)
   expect(parseDataBlocksFirst(json, blocks)).toEqual(onMain)
+})
+
+describe('a whole record answered by a worker (a single lookup not cached)', () => {
+  let whole: RecordWorkers
+  beforeAll(() => {
+    whole = new RecordWorkers({ size: 1, log: silentLogger(), appDb: ctx.deps.config.paths.appDb })
+  })
+  afterAll(() => whole.close())
+
+  /** The answer text through the pool, and the main thread's text of the same record. */
+  async function texts(caller: Caller, dot: number, meta: MetaInput) {
+    const found = await loadAnswer({ ...ctx.deps, recordWorkers: whole }, caller, dot)
+    const record = findRecord(ctx.deps, caller, dot)
+    return {
+      viaWorker: found && answerText(found.body, found, meta),
+      onMain: record && carrierJsonText(toCarrierJson(record, meta)),
+    }
+  }
+
+  test('is the main thread’s JSON text byte for byte, in the sample and the live view', async () => {
+    const meta: MetaInput = { usage: null, requestId: 'req-whole', source: 'mirror' }
+    for (const [caller, dots] of [
+      [sandbox, SAMPLE_DOTS],
+      [live, LIVE_DOTS],
+    ] as const)
+      for (const dot of dots) {
+        const { viaWorker, onMain } = await texts(caller, dot, meta)
+        expect(viaWorker, `USDOT ${dot} (${caller.mode})`).toBe(onMain)
+        if (viaWorker) expect(JSON.parse(viaWorker)).toMatchObject({ dot_number: String(dot) })
+      }
+    expect((await texts(live, 1_000_004, meta)).viaWorker).toBeNull()
+  })
+
+  test('reads a review written a moment ago, and scores it as the main thread does', async () => {
+    const meta: MetaInput = { usage: null, requestId: 'req-review', source: 'sample' }
+    const before = await texts(sandbox, 1000002, meta)
+    const now = ctx.clock().getTime()
+    addReview(
+      ctx.deps.db,
+      { dot: 1000002, stars: 1, experience_type: 'delivery', text: 'Load never arrived' },
+      { now, today: '2026-11-01' },
+    )
+    const after = await texts(sandbox, 1000002, meta)
+    expect(after.viaWorker).toBe(after.onMain)
+    expect(after.viaWorker).not.toBe(before.viaWorker)
+    const json = JSON.parse(after.viaWorker ?? 'null') as {
+      reviews: { summary: { count: number } }
+    }
+    expect(json.reviews.summary.count).toBe(1)
+  })
+
+  test('is judged with the verdict it is sent (a stale dataset is never verified)', async () => {
+    const view = ctx.deps.datasets.view('live')
+    const deps = { db: ctx.deps.db, today: '2026-11-15', dataReasons: ['dataset_stale:census'] }
+    const a = await whole.answer(view, 1_000_001, deps)
+    const trust = (JSON.parse(`{${a?.body ?? ''}}`) as { trust: Record<string, unknown> }).trust
+    expect(trust.trust_verified).toBe(false)
+    expect(trust.unverified_reasons).toEqual(expect.arrayContaining(['dataset_stale:census']))
+  })
+
+  test('a pool given no app.db, or a worker that fails, answers through the main thread', async () => {
+    const view = ctx.deps.datasets.view('test')
+    const deps = {
+      db: ctx.deps.db,
+      today: '2026-11-15',
+      dataReasons: dataReasons({ db: ctx.deps.db, now: Date.now(), maxAgeHours: 72 }, view),
+    }
+    const lines: { msg: string }[] = []
+    const log = createLogger('warn', { write: (l: string) => void lines.push(JSON.parse(l)) })
+    const noDb = new RecordWorkers({ size: 1, log })
+    const census = view.get('census') as ActiveDataset
+    const broken: DataView = {
+      ...view,
+      versionKey: `${view.versionKey}:broken-whole`,
+      get: (name) =>
+        name === 'census' ? { ...census, path: join(root, 'missing.db') } : view.get(name),
+    }
+    try {
+      const expected = await whole.answer(view, 1000001, deps)
+      expect(expected).not.toBeNull()
+      expect(await noDb.answer(view, 1000001, deps)).toEqual(expected)
+      // no app.db is the pool's configuration, not a failure: nothing is logged
+      expect(lines).toEqual([])
+      expect(await whole.answer(broken, 1000001, deps)).toEqual(expected)
+    } finally {
+      await noDb.close()
+    }
+  })
+
+  test('a record the cache will keep (its second miss) is read as data; any other, whole', async () => {
+    const view = ctx.deps.datasets.view('test')
+    const calls: string[] = []
+    const read: RecordDataReader = (v, dot, d) => (calls.push('data'), whole.read(v, dot, d))
+    const answer: RecordAnswerReader = (v, dot, d) => (calls.push('whole'), whole.answer(v, dot, d))
+    const deps = {
+      db: ctx.deps.db,
+      today: '2026-11-16',
+      now: ctx.clock().getTime(),
+      maxAgeHours: 72,
+      cacheEntries: 10,
+    }
+    const bodies = []
+    for (let i = 0; i < 3; i++)
+      bodies.push((await loadRecordAnswer(deps, view, 1000005, read, answer))?.body)
+    // first miss: whole; second miss: the data, kept; third: the cache, no read at all
+    expect(calls).toEqual(['whole', 'data'])
+    expect(new Set(bodies).size).toBe(1)
+    expect(bodies[0]).toBeDefined()
+  })
 })

@@ -20,6 +20,7 @@ import type { RecordWorkerPool } from '../deps.ts'
 import type { Logger } from '../log.ts'
 import type { NationalAverages } from '../safety/national-averages.ts'
 import { parseDataBlocksFirst } from './json.ts'
+import { answerRecord, type RecordAnswer, type RecordAnswerReader } from './answer.ts'
 import { recordData, type RecordData, type RecordDataReader } from './record.ts'
 
 const ENTRY = siblingModule('./record-worker', import.meta.url)
@@ -54,6 +55,8 @@ export interface ReadRequest {
   viewKey: string
   dot: number
   today: string
+  /** set: answer the whole record as text (record.ts `RecordAnswer`), judged with these reasons */
+  whole?: { dataReasons: readonly string[] }
 }
 
 /** The views the main thread now serves (after a dataset swap): install them, close the rest. */
@@ -65,10 +68,13 @@ export interface FollowRequest {
  * The record's data as JSON text (`dataBlocksFirst`: faster both ways than the structured clone
  * of the object, and its blocks' text is reused for the response), or what went wrong.
  */
-export type ReadReply = { id: number; json: string; blocks: number } | { id: number; error: string }
+export type ReadReply =
+  | { id: number; json: string; blocks: number }
+  | { id: number; answer: RecordAnswer | null }
+  | { id: number; error: string }
 
 interface Pending {
-  resolve: (data: RecordData | null) => void
+  resolve: (reply: ReadReply) => void
   reject: (err: Error) => void
 }
 
@@ -109,6 +115,11 @@ export interface RecordWorkersOptions {
   size: number
   log: Logger
   nationalAverages?: NationalAverages
+  /**
+   * app.db's path: workers then read reviews and answer whole records (`answer`); without it
+   * `answer` assembles on the main thread
+   */
+  appDb?: string
 }
 
 /** A pool of record worker threads; `read` is a `RecordDataReader` for `loadCompanyRecord`. */
@@ -127,11 +138,35 @@ export class RecordWorkers implements RecordWorkerPool {
   /** The dataset part of a USDOT's record in `view`, assembled by the least busy worker. */
   readonly read: RecordDataReader = async (view, dot, deps) => {
     try {
-      return await this.ask(view, dot, deps.today)
+      const reply = await this.ask(view, dot, deps.today)
+      if (!('json' in reply)) throw new Error('record worker answered without the record data')
+      return reply.json === 'null'
+        ? null
+        : parseDataBlocksFirst<RecordData>(reply.json, reply.blocks)
     } catch (err) {
       this.options.log.warn({ err, dot }, 'record worker failed; assembling on the main thread')
       const census = view.get('census')
       return census ? recordData(deps, view, census, dot) : null
+    }
+  }
+
+  /**
+   * A USDOT's whole record in `view` as its answer text, assembled by the least busy worker (the
+   * main thread then adds only the meta block); on the main thread when the pool was given no
+   * app.db or a worker fails.
+   */
+  readonly answer: RecordAnswerReader = async (view, dot, deps) => {
+    try {
+      if (this.options.appDb === undefined) throw new Error('no app.db path given to the pool')
+      const reply = await this.ask(view, dot, deps.today, { dataReasons: deps.dataReasons })
+      if (!('answer' in reply)) throw new Error('record worker answered without the record')
+      return reply.answer
+    } catch (err) {
+      if (this.options.appDb !== undefined)
+        this.options.log.warn({ err, dot }, 'record worker failed; assembling on the main thread')
+      const census = view.get('census')
+      const data = census ? recordData(deps, view, census, dot) : null
+      return data && answerRecord(deps, data)
     }
   }
 
@@ -160,17 +195,22 @@ export class RecordWorkers implements RecordWorkerPool {
     await Promise.all(running.map((s) => s.worker.terminate()))
   }
 
-  private ask(view: DataView, dot: number, today: string): Promise<RecordData | null> {
+  private ask(
+    view: DataView,
+    dot: number,
+    today: string,
+    whole?: ReadRequest['whole'],
+  ): Promise<ReadReply> {
     const slot = this.pick()
     if (!slot) return Promise.reject(new Error('record workers are closed'))
     const ref = viewRef(view)
     const id = this.nextId++
-    const req: ReadRequest = { id, viewKey: ref.key, dot, today }
+    const req: ReadRequest = { id, viewKey: ref.key, dot, today, ...(whole ? { whole } : {}) }
     if (slot.lastKey !== ref.key) {
       req.view = ref
       slot.lastKey = ref.key
     }
-    return new Promise<RecordData | null>((resolve, reject) => {
+    return new Promise<ReadReply>((resolve, reject) => {
       slot.pending.set(id, { resolve, reject })
       slot.worker.postMessage(req)
     })
@@ -189,7 +229,11 @@ export class RecordWorkers implements RecordWorkerPool {
 
   private spawn(index: number): Slot {
     const worker = startWorker(ENTRY, {
-      workerData: { nationalAverages: this.options.nationalAverages, cacheKib: WORKER_CACHE_KIB },
+      workerData: {
+        nationalAverages: this.options.nationalAverages,
+        cacheKib: WORKER_CACHE_KIB,
+        appDb: this.options.appDb,
+      },
       // records are small and short-lived: a small heap, collected before it costs memory
       resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
     })
@@ -201,10 +245,7 @@ export class RecordWorkers implements RecordWorkerPool {
       if (!p) return
       slot.pending.delete(reply.id)
       if ('error' in reply) p.reject(new Error(reply.error))
-      else
-        p.resolve(
-          reply.json === 'null' ? null : parseDataBlocksFirst<RecordData>(reply.json, reply.blocks),
-        )
+      else p.resolve(reply)
     })
     const fail = (err: Error) => {
       if (this.slots[index] === slot) this.slots[index] = null

@@ -158,11 +158,11 @@ export function getCompanyRecord(
   const { value: data } = cachedPerView(view, cacheKey(deps, dot), deps.cacheEntries ?? 0, () =>
     recordData(deps, view, census, dot),
   )
-  return data ? completeRecord(deps, view, data) : null
+  return data ? completeRecord(deps, data, deps.dataReasons ?? dataReasons(deps, view)) : null
 }
 
 /** The record cache's key of a USDOT's dataset part: the day is part of it (dates move facts). */
-const cacheKey = (deps: RecordDeps, dot: number) => `${deps.today}|${dot}`
+export const cacheKey = (deps: RecordDeps, dot: number) => `${deps.today}|${dot}`
 
 /**
  * Reads the dataset part of a record for `getCompanyRecord`'s callers that can wait: where it is
@@ -185,11 +185,18 @@ export async function loadCompanyRecord(
   const data = await loadPerView(view, cacheKey(deps, dot), deps.cacheEntries ?? 0, () =>
     read(view, dot, deps),
   )
-  return data ? completeRecord(deps, view, data) : null
+  return data ? completeRecord(deps, data, deps.dataReasons ?? dataReasons(deps, view)) : null
 }
 
-/** A record from its dataset part: reviews (read now) and the Trust Score over everything. */
-function completeRecord(deps: RecordDeps, view: DataView, data: RecordData): CompanyRecord {
+/**
+ * A record from its dataset part: reviews (read now from `deps.db`) and the Trust Score over
+ * everything, judged with the data's verdict `reasons` (data-check.ts).
+ */
+export function completeRecord(
+  deps: Pick<RecordDeps, 'db' | 'today'>,
+  data: RecordData,
+  reasons: readonly string[],
+): CompanyRecord {
   const { contacts, ...blocks } = data
   const record: CompanyRecord = {
     ...blocks,
@@ -197,7 +204,6 @@ function completeRecord(deps: RecordDeps, view: DataView, data: RecordData): Com
     reviews: getReviewsBlock(deps.db, data.dotNumber),
   }
   // the record is assembled: score it from its own input
-  const reasons = deps.dataReasons ? [...deps.dataReasons] : dataReasons(deps, view)
   // computeTrust is pure: a cached record's score is reused while the day, the freshness
   // verdict and the reviews block are the ones it was computed with
   const key = `${deps.today}|${reasons.join(',')}|${JSON.stringify(record.reviews)}`

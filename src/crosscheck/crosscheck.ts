@@ -209,6 +209,14 @@ export async function crosscheckRecord(
   }
 }
 
+/** Whether `maybeCrosscheck` answers a cross-check block for a request that asked `requested`. */
+export function crosscheckAnswered(
+  mode: Deps['config']['crosscheck']['mode'],
+  requested: boolean | undefined,
+): boolean {
+  return mode === 'always' ? requested !== false : requested === true
+}
+
 /**
  * The crosscheck block for a record when asked for (or CROSSCHECK_MODE=always), else undefined.
  * Mode `off` answers an explicit `?crosscheck=true` with `unavailable` / `disabled`.

@@ -39,5 +39,5 @@ const doc: RouteDoc = {
 
 export const carrierEndpoint: Endpoint = {
   docs: [doc],
-  routes: (deps) => dotLookupRoutes(deps, doc, carrierJsonText),
+  routes: (deps) => dotLookupRoutes(deps, doc, carrierJsonText, true),
 }

@@ -1,12 +1,16 @@
 /** The handler shape shared by GET /v1/carrier/{dot} and GET /v1/bond/{dot}. */
 import { Hono } from 'hono'
 import { DotParam } from '../../carriers/docket.ts'
+import { answerText } from '../../carriers/json.ts'
 import {
   billAndShape,
+  chargeCall,
+  loadAnswer,
   loadRecord,
   notFoundForDot,
   notFoundWithUsage,
 } from '../../carriers/lookup.ts'
+import { crosscheckAnswered } from '../../crosscheck/crosscheck.ts'
 import type { CarrierJson } from '../../carriers/schema.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
@@ -20,12 +24,14 @@ import { CrosscheckQuery } from './params.ts'
 /**
  * GET <doc.path> — a record found by USDOT number, billed once when found (a 404 is not billed),
  * answered as the JSON text `text` makes of it; the parent path with and without a slash answers
- * 400 invalid_dot.
+ * 400 invalid_dot. `whole`: `text` is the record itself (json.ts `carrierJsonText`), so a lookup
+ * without cross-check is answered from the record's text (lookup.ts `loadAnswer`).
  */
 export function dotLookupRoutes(
   deps: Deps,
   doc: RouteDoc,
   text: (json: CarrierJson) => string,
+  whole = false,
 ): Hono<AppEnv> {
   const path = honoPath(doc)
   const parent = path.replace(/\/:dot$/, '')
@@ -39,6 +45,16 @@ export function dotLookupRoutes(
       const dot = parseOr(DotParam, c.req.param('dot'), 'invalid_dot')
       const crosscheck = parseOr(CrosscheckQuery, c.req.query('crosscheck'), 'invalid_request')
       const caller = c.get('caller')
+      if (whole && !crosscheckAnswered(deps.config.crosscheck.mode, crosscheck)) {
+        const found = await loadAnswer(deps, caller, dot)
+        if (!found) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
+        const usage = chargeCall(deps, caller)
+        const meta = { usage, requestId: c.get('requestId'), source: found.source }
+        return c.body(answerText(found.body, found, meta), 200, {
+          'Content-Type': 'application/json',
+          ...rateLimitHeaders(usage, deps.clock()),
+        })
+      }
       const record = await loadRecord(deps, caller, dot)
       if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
       const { json, usage } = await billAndShape(

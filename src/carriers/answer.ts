@@ -1,0 +1,84 @@
+/**
+ * A single lookup's record as the text of its answer (issue 17): a record not cached is
+ * assembled whole by a record worker, reviews and Trust Score included, and reaches the main
+ * thread as text, which the main thread neither parses nor serialises again: it adds the meta
+ * block (json.ts `answerText`).
+ */
+import type { DataView } from '../db/datasets.ts'
+import { AppError } from '../errors.ts'
+import { dataReasons } from './data-check.ts'
+import { recordBodyText } from './json.ts'
+import { missKept, peekPerView } from './record-cache.ts'
+import {
+  cacheKey,
+  completeRecord,
+  loadCompanyRecord,
+  type CompanyRecord,
+  type RecordData,
+  type RecordDataDeps,
+  type RecordDataReader,
+  type RecordDeps,
+} from './record.ts'
+
+/**
+ * A lookup's answer but its meta block: the record's text (json.ts `recordBodyText`) and what the
+ * meta block reads of it. A record worker sends this for a record the cache does not keep, so
+ * the main thread neither parses nor serialises the record.
+ */
+export interface RecordAnswer {
+  body: string
+  dataAsOf: CompanyRecord['dataAsOf']
+  source: CompanyRecord['source']
+}
+
+/** What assembling a whole record needs: its dataset part's, app.db (reviews) and the verdict. */
+export type RecordAnswerDeps = RecordDataDeps &
+  Pick<RecordDeps, 'db'> & {
+    /** `dataReasons` of the view at this instant (data-check.ts) */
+    dataReasons: readonly string[]
+  }
+
+/** Assembles a USDOT's whole record in a view as a `RecordAnswer` (in a worker thread). */
+export type RecordAnswerReader = (
+  view: DataView,
+  dot: number,
+  deps: RecordAnswerDeps,
+) => Promise<RecordAnswer | null>
+
+/** A whole record's answer from its dataset part (a record worker's part of a lookup). */
+export const answerRecord = (deps: RecordAnswerDeps, data: RecordData): RecordAnswer =>
+  answerOf(completeRecord(deps, data, deps.dataReasons))
+
+/** The answer of an assembled record. */
+export const answerOf = (r: CompanyRecord): RecordAnswer => ({
+  body: recordBodyText(r),
+  dataAsOf: r.dataAsOf,
+  source: r.source,
+})
+
+/**
+ * A single lookup's record as its answer text. A record the cache holds, or will keep (its
+ * second miss: record-cache.ts), is assembled as an object (`loadCompanyRecord`); any other is
+ * assembled whole by `answer` (a record worker) and reaches the main thread as text only.
+ */
+export async function loadRecordAnswer(
+  deps: RecordDeps,
+  view: DataView,
+  dot: number,
+  read: RecordDataReader,
+  answer: RecordAnswerReader,
+): Promise<RecordAnswer | null> {
+  if (!view.get('census')) throw new AppError('dataset_unavailable')
+  const key = cacheKey(deps, dot)
+  const capacity = deps.cacheEntries ?? 0
+  if (peekPerView(view, key, capacity) || missKept(key, capacity)) {
+    const record = await loadCompanyRecord(deps, view, dot, read)
+    return record && answerOf(record)
+  }
+  return answer(view, dot, {
+    db: deps.db,
+    today: deps.today,
+    nationalAverages: deps.nationalAverages,
+    dataReasons: deps.dataReasons ?? dataReasons(deps, view),
+  })
+}
