@@ -152,6 +152,7 @@ async function load(
   seconds = duration,
 ) {
   const cpuBefore = processCpuSeconds(opts.cpuOf?.pid)
+  const ownBefore = process.cpuUsage()
   const result = await autocannon({
     url,
     connections: opts.connections ?? connections,
@@ -169,7 +170,14 @@ async function load(
         : undefined,
   })
   const cpu = processCpuSeconds(opts.cpuOf?.pid) - cpuBefore
+  const own = process.cpuUsage(ownBefore)
   return {
+    /**
+     * this process's CPU microseconds per request: the load generator (autocannon, whose HTTP
+     * parser is JavaScript) with the draining of the servers' log pipes
+     */
+    loadUs:
+      result.requests.total > 0 ? Math.round((own.user + own.system) / result.requests.total) : 0,
     /** server CPU microseconds per request (all threads), when `cpuOf` was given */
     cpuUs:
       opts.cpuOf && result.requests.total > 0
@@ -234,6 +242,14 @@ async function averageRecordBytes(url: string, headers: Record<string, string>):
   }
   if (sizes.length === 0) throw new Error('no record found for the body size')
   return Math.round(sizes.reduce((a, b) => a + b, 0) / sizes.length)
+}
+
+/** The headers of an API lookup's answer but those node:http writes itself (for the bare server). */
+async function answerHeaders(url: string, headers: Record<string, string>): Promise<string> {
+  const res = await fetch(`${url}/v1/carrier/${FIRST_DOT}`, { headers })
+  await res.arrayBuffer()
+  const own = new Set(['content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding'])
+  return JSON.stringify(Object.fromEntries([...res.headers].filter(([k]) => !own.has(k))))
 }
 
 /** An account, a live key and a server over a data directory (request logs on, as in production). */
@@ -360,7 +376,7 @@ async function main() {
     // once, as the page cache of a server that has been answering for a while holds them
     const cold = await load(url, lookups)
     log(
-      `lookup GET /v1/carrier/{dot}, page cache as found: ${fmt(cold.rps)} req/s, p50 ${cold.p50} ms, p99 ${cold.p99} ms, errors ${cold.errors}, server CPU ${cold.cpuUs} µs/request`,
+      `lookup GET /v1/carrier/{dot}, page cache as found: ${fmt(cold.rps)} req/s, p50 ${cold.p50} ms, p99 ${cold.p99} ms, errors ${cold.errors}, server CPU ${cold.cpuUs} µs/request, load generator ${cold.loadUs} µs/request`,
     )
     const warmed = await readWhole(activeFiles.map((f) => f.path))
     log(
@@ -371,8 +387,34 @@ async function main() {
       paths: () => `/v1/carrier/${randomDot()}`,
       cpuOf: bare,
     })
+    // the same bare server answering the API's response headers too: the load generator shares
+    // the cores, and its HTTP parser (JavaScript) spends per header
+    const headersJson = await answerHeaders(url, auth)
+    const headerCount = Object.keys(JSON.parse(headersJson) as object).length
+    const bareHeadersPort = await freePort()
+    const bareHeaders = await startChild(
+      [
+        ...tsx,
+        'bench/bare-server.ts',
+        censusFile,
+        String(bareHeadersPort),
+        String(bodyBytes),
+        headersJson,
+      ],
+      {},
+      /ready/,
+    )
+    let baseHeaders: Awaited<ReturnType<typeof load>>
+    try {
+      baseHeaders = await load(`http://127.0.0.1:${bareHeadersPort}`, {
+        paths: () => `/v1/carrier/${randomDot()}`,
+        cpuOf: bareHeaders,
+      })
+    } finally {
+      bareHeaders.kill('SIGTERM')
+    }
     log(
-      `lookup GET /v1/carrier/{dot} (auth + metering, ${loadConfig(process.env).records.workers} record worker thread(s)): ${fmt(api.rps)} req/s, p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors}, server CPU ${api.cpuUs} µs/request`,
+      `lookup GET /v1/carrier/{dot} (auth + metering, ${loadConfig(process.env).records.workers} record worker thread(s)): ${fmt(api.rps)} req/s, p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors}, server CPU ${api.cpuUs} µs/request, load generator ${api.loadUs} µs/request`,
     )
     if (!smoke) {
       // the same load with every record assembled on the main thread
@@ -385,16 +427,21 @@ async function main() {
           cpuOf: single.server,
         })
         log(
-          `  the same with RECORD_WORKERS=0 (records on the main thread): ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}, server CPU ${r.cpuUs} µs/request`,
+          `  the same with RECORD_WORKERS=0 (records on the main thread): ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}, server CPU ${r.cpuUs} µs/request, load generator ${r.loadUs} µs/request`,
         )
       } finally {
         single.server.kill('SIGTERM')
       }
     }
     log(
-      `bare node:http same row:                       ${fmt(base.rps)} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms, server CPU ${base.cpuUs} µs/request`,
+      `bare node:http same row:                       ${fmt(base.rps)} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms, server CPU ${base.cpuUs} µs/request, load generator ${base.loadUs} µs/request`,
     )
-    log(`ratio: ${(api.rps / base.rps).toFixed(2)}x of bare`)
+    log(
+      `bare node:http same row, the API's ${headerCount} response headers: ${fmt(baseHeaders.rps)} req/s, p50 ${baseHeaders.p50} ms, p99 ${baseHeaders.p99} ms, server CPU ${baseHeaders.cpuUs} µs/request, load generator ${baseHeaders.loadUs} µs/request`,
+    )
+    log(
+      `ratio: ${(api.rps / base.rps).toFixed(2)}x of bare (${(api.rps / baseHeaders.rps).toFixed(2)}x of bare with the API's headers)`,
+    )
     bare.kill('SIGTERM')
     // a broker's day: the same carriers again and again (the record cache's case)
     const hot = Array.from({ length: 1_000 }, randomDot)
@@ -404,7 +451,7 @@ async function main() {
       cpuOf: server,
     })
     log(
-      `lookup over 1,000 recurring USDOTs:             ${fmt(repeat.rps)} req/s, p50 ${repeat.p50} ms, p99 ${repeat.p99} ms, errors ${repeat.errors}, server CPU ${repeat.cpuUs} µs/request`,
+      `lookup over 1,000 recurring USDOTs:             ${fmt(repeat.rps)} req/s, p50 ${repeat.p50} ms, p99 ${repeat.p99} ms, errors ${repeat.errors}, server CPU ${repeat.cpuUs} µs/request, load generator ${repeat.loadUs} µs/request`,
     )
 
     const names = [
