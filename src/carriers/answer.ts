@@ -7,7 +7,7 @@
 import type { DataView } from '../db/datasets.ts'
 import { AppError } from '../errors.ts'
 import { dataReasons } from './data-check.ts'
-import { recordBodyText } from './json.ts'
+import { recordBodyText, recordBodyTextOnce } from './json.ts'
 import { missKept, peekPerView } from './record-cache.ts'
 import {
   cacheKey,
@@ -45,9 +45,14 @@ export type RecordAnswerReader = (
   deps: RecordAnswerDeps,
 ) => Promise<RecordAnswer | null>
 
-/** A whole record's answer from its dataset part (a record worker's part of a lookup). */
-export const answerRecord = (deps: RecordAnswerDeps, data: RecordData): RecordAnswer =>
-  answerOf(completeRecord(deps, data, deps.dataReasons))
+/**
+ * A whole record's answer from its dataset part (a record worker's part of a lookup): assembled
+ * and serialised once, with no memo of its text or score (the record is not kept).
+ */
+export function answerRecord(deps: RecordAnswerDeps, data: RecordData): RecordAnswer {
+  const r = completeRecord(deps, data, deps.dataReasons, false)
+  return { body: recordBodyTextOnce(r), dataAsOf: r.dataAsOf, source: r.source }
+}
 
 /** The answer of an assembled record. */
 export const answerOf = (r: CompanyRecord): RecordAnswer => ({

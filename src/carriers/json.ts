@@ -140,6 +140,18 @@ export function recordBodyText(json: Omit<CarrierJson, 'meta' | 'crosscheck'>): 
   return `${data},"trust":${trust},"reviews":${JSON.stringify(json.reviews)}`
 }
 
+/**
+ * `recordBodyText` of a record serialised once and never again (a record worker's answer): the
+ * same text, with no memo kept, since a memo per record would only add work for the collector.
+ */
+export function recordBodyTextOnce(json: Omit<CarrierJson, 'meta' | 'crosscheck'>): string {
+  const body: Record<string, unknown> = {}
+  for (const k of DATA_KEYS) body[k] = json[k]
+  body.trust = json.trust
+  body.reviews = json.reviews
+  return JSON.stringify(body).slice(1, -1)
+}
+
 /** The JSON text of a lookup's answer from a record's `recordBodyText` and its meta block. */
 export function answerText(body: string, r: Pick<CompanyRecord, 'dataAsOf'>, m: MetaInput): string {
   return `{${body},"meta":${JSON.stringify(toMetaJson(r, m))}}`

@@ -190,12 +190,14 @@ export async function loadCompanyRecord(
 
 /**
  * A record from its dataset part: reviews (read now from `deps.db`) and the Trust Score over
- * everything, judged with the data's verdict `reasons` (data-check.ts).
+ * everything, judged with the data's verdict `reasons` (data-check.ts). `memo`: keep the score
+ * with the data, for the next call over the same (cached) data object.
  */
 export function completeRecord(
   deps: Pick<RecordDeps, 'db' | 'today'>,
   data: RecordData,
   reasons: readonly string[],
+  memo = true,
 ): CompanyRecord {
   const { contacts, ...blocks } = data
   const record: CompanyRecord = {
@@ -204,23 +206,26 @@ export function completeRecord(
     reviews: getReviewsBlock(deps.db, data.dotNumber),
   }
   // the record is assembled: score it from its own input
+  const score = () =>
+    computeTrust(trustInputOf(record), {
+      today: deps.today,
+      fresh: reasons.length === 0,
+      dataReasons: reasons,
+      contacts,
+    })
+  if (!memo) {
+    record.trust = score()
+    return record
+  }
   // computeTrust is pure: a cached record's score is reused while the day, the freshness
   // verdict and the reviews block are the ones it was computed with
   const key = `${deps.today}|${reasons.join(',')}|${JSON.stringify(record.reviews)}`
-  let memo = trustMemo.get(data)
-  if (memo?.key !== key) {
-    memo = {
-      key,
-      trust: computeTrust(trustInputOf(record), {
-        today: deps.today,
-        fresh: reasons.length === 0,
-        dataReasons: reasons,
-        contacts,
-      }),
-    }
-    trustMemo.set(data, memo)
+  let kept = trustMemo.get(data)
+  if (kept?.key !== key) {
+    kept = { key, trust: score() }
+    trustMemo.set(data, kept)
   }
-  record.trust = memo.trust
+  record.trust = kept.trust
   return record
 }
 
