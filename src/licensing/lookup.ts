@@ -7,6 +7,7 @@ import type { ActiveDataset } from '../db/datasets.ts'
 import * as N from '../ingest/normalize.ts'
 import { docketId, READ_COLUMNS, READ_TABLES } from './columns.ts'
 import { policyKey } from './tables.ts'
+import { listsDot } from '../db/dot-set.ts'
 
 export type Src = 'legacy' | 'motus'
 
@@ -242,11 +243,15 @@ export function gather(
   for (const ds of [motus, legacy]) {
     if (!ds) continue
     const keys = new Set<string>()
+    listed.set(ds, keys)
+    // Motus lists the USDOTs with activity since its cutover (2.6 % of the census at full scale,
+    // more each month): the others are answered without a query. The legacy baseline lists
+    // 40 %: a set of it would cost 7 MB and 0.35 s per thread to spare one query in two.
+    if (ds === motus && !listsDot(ds.db, 'dot_dockets', dot)) continue
     for (const d of ds.stmt(Q.dockets).all(dot) as DocketRow[]) {
       g.dockets.set(dkey(d), d)
       keys.add(dkey(d))
     }
-    listed.set(ds, keys)
   }
   if (g.dockets.size === 0) return g
   const sets: [ActiveDataset | null, Src][] = [

@@ -6,6 +6,7 @@
 import type { ActiveDataset } from '../db/datasets.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 import { parsedRows } from './read.ts'
+import { listsDot } from '../db/dot-set.ts'
 
 export const OOS_FILE_ID = 'p2mt-9ige'
 
@@ -81,6 +82,8 @@ export interface OosOrderRow {
 
 /** Every order of a USDOT, newest first (undated last: NULL sorts lowest); a backward index scan. */
 export function findOosOrders(ds: ActiveDataset, dot: number): OosOrderRow[] {
+  // about 7 % of USDOTs have an order: the others are answered without a query
+  if (!listsDot(ds.db, 'oos_orders', dot)) return []
   return ds
     .stmt(
       `SELECT oos_date, reason, status, rescind_date FROM oos_orders WHERE dot_number = ?

@@ -13,6 +13,7 @@ import { parsedRows } from './read.ts'
 import { VIOL_ELP_NOT_OOS, VIOL_ELP_OOS } from './rows.ts'
 import type { ElpOosJson } from './schema.ts'
 import { windowStart } from './sms.ts'
+import { listsDot } from '../db/dot-set.ts'
 
 export const VIOLATION_FILE_ID = '8mt8-2mdr'
 
@@ -77,6 +78,8 @@ export const violationsDataset: DatasetSpec = {
  * `today` (inclusive), and the inspection date of the latest one in the file (not after today).
  */
 export function elpOosViolations(ds: ActiveDataset, dot: number, today: string): ElpOosJson {
+  // about 1 % of USDOTs have one: the others are answered without a query
+  if (!listsDot(ds.db, 'elp_oos_violations', dot)) return { count_24m: 0, last_date: null }
   const r = ds
     .stmt(
       `SELECT count(*) FILTER (WHERE insp_date >= ?) AS n, max(insp_date) AS last

@@ -1,0 +1,44 @@
+/**
+ * Which USDOT numbers a table of a dataset file lists, held in memory as one sorted typed array
+ * per open connection, so a lookup of a company the table does not list (most of them: the
+ * out-of-service orders name about 7 % of the census, the ELP violations 1 %) costs a binary
+ * search instead of a SQLite query. Exact, because a dataset file never changes once built: a
+ * new version is a new file and a new connection, hence a new set.
+ *
+ * Built on the first lookup in a connection (one `SELECT DISTINCT` over the table's index: about
+ * 60 ms and 1.3 MB for 316,000 USDOTs), so only for tables whose USDOTs are a small part of the
+ * census; a table that lists most companies spares few queries for its memory.
+ */
+import type { Sqlite } from './open.ts'
+
+type Sorted = Int32Array | Float64Array
+
+const sets = new WeakMap<Sqlite, Map<string, Sorted>>()
+
+/** The table's distinct `dot_number`s, ascending (32-bit when every one fits). */
+function build(db: Sqlite, table: string): Sorted {
+  const dots = db
+    .prepare(`SELECT DISTINCT dot_number FROM ${table} ORDER BY dot_number`)
+    .pluck()
+    .all() as number[]
+  const int32 = dots.every((d) => Number.isInteger(d) && d >= -0x80000000 && d <= 0x7fffffff)
+  return int32 ? Int32Array.from(dots) : Float64Array.from(dots)
+}
+
+/** Whether `table` of this (immutable) dataset connection has a row for `dot`. */
+export function listsDot(db: Sqlite, table: string, dot: number): boolean {
+  let byTable = sets.get(db)
+  if (!byTable) sets.set(db, (byTable = new Map()))
+  let dots = byTable.get(table)
+  if (!dots) byTable.set(table, (dots = build(db, table)))
+  let lo = 0
+  let hi = dots.length - 1
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1
+    const v = dots[mid] as number
+    if (v === dot) return true
+    if (v < dot) lo = mid + 1
+    else hi = mid - 1
+  }
+  return false
+}
