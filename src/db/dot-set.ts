@@ -11,26 +11,19 @@
  */
 import type { Sqlite } from './open.ts'
 
-type Sorted = Int32Array | Float64Array
+/** USDOT numbers in ascending order, one typed array (off the JS heap). */
+export type SortedDots = Int32Array | Float64Array
 
-const sets = new WeakMap<Sqlite, Map<string, Sorted>>()
+const sets = new WeakMap<Sqlite, Map<string, SortedDots>>()
 
-/** The table's distinct `dot_number`s, ascending (32-bit when every one fits). */
-function build(db: Sqlite, table: string): Sorted {
-  const dots = db
-    .prepare(`SELECT DISTINCT dot_number FROM ${table} ORDER BY dot_number`)
-    .pluck()
-    .all() as number[]
+/** `dots` (ascending) as a typed array: 32-bit when every one fits. */
+export function sortedDots(dots: readonly number[]): SortedDots {
   const int32 = dots.every((d) => Number.isInteger(d) && d >= -0x80000000 && d <= 0x7fffffff)
   return int32 ? Int32Array.from(dots) : Float64Array.from(dots)
 }
 
-/** Whether `table` of this (immutable) dataset connection has a row for `dot`. */
-export function listsDot(db: Sqlite, table: string, dot: number): boolean {
-  let byTable = sets.get(db)
-  if (!byTable) sets.set(db, (byTable = new Map()))
-  let dots = byTable.get(table)
-  if (!dots) byTable.set(table, (dots = build(db, table)))
+/** Whether the ascending `dots` include `dot` (a binary search). */
+export function includesDot(dots: SortedDots, dot: number): boolean {
   let lo = 0
   let hi = dots.length - 1
   while (lo <= hi) {
@@ -41,4 +34,19 @@ export function listsDot(db: Sqlite, table: string, dot: number): boolean {
     else hi = mid - 1
   }
   return false
+}
+
+/** Whether `table` of this (immutable) dataset connection has a row for `dot`. */
+export function listsDot(db: Sqlite, table: string, dot: number): boolean {
+  let byTable = sets.get(db)
+  if (!byTable) sets.set(db, (byTable = new Map()))
+  let dots = byTable.get(table)
+  if (!dots) {
+    const all = db
+      .prepare(`SELECT DISTINCT dot_number FROM ${table} ORDER BY dot_number`)
+      .pluck()
+      .all() as number[]
+    byTable.set(table, (dots = sortedDots(all)))
+  }
+  return includesDot(dots, dot)
 }

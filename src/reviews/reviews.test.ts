@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { emptyReviews } from '../carriers/blocks.ts'
 import { ReviewsJson } from './schema.ts'
@@ -192,5 +196,46 @@ describe('validation', () => {
     expect(e({ total: '-1' })).toBe('total must not be negative')
     expect(e({ total: '1.5' })).toBe('total must be a whole number')
     expect(e({ source: ' ' })).toBe('source is required')
+  })
+})
+
+describe('companies without reviews are answered without reading the reviews', () => {
+  test('a review or aggregate written by another process shows on the next call, a removal too', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cvk-reviews-epoch-'))
+    const server = openAppDb(join(dir, 'app.db')).sqlite
+    // the CLI: another connection to the same file
+    const cli = new Database(join(dir, 'app.db'))
+    try {
+      // the server has read its list of reviewed USDOTs: none
+      expect(getReviewsBlock(server, 1234567)).toEqual(emptyReviews())
+      const input = reviewInput(TODAY).parse({ dot: 1234567, stars: 2, experience_type: 'claims' })
+      const stored = addReview(cli, input, at)
+      expect(getReviewsBlock(server, 1234567).summary).toEqual({ average: 2, count: 1 })
+      expect(getReviewsBlock(server, 7654321)).toEqual(emptyReviews())
+      setExternalReviews(
+        cli,
+        externalInput(TODAY).parse({ dot: 7654321, source: 'Google', rating: 4, total: 3 }),
+        NOW,
+      )
+      expect(getReviewsBlock(server, 7654321).external).toHaveLength(1)
+      removeReview(cli, stored.id)
+      expect(getReviewsBlock(server, 1234567)).toEqual(emptyReviews())
+      removeExternalReviews(cli, 7654321, 'Google')
+      expect(getReviewsBlock(server, 7654321)).toEqual(emptyReviews())
+      // a review not verified is not in the block, and does not make one
+      cli
+        .prepare(
+          `INSERT INTO reviews (dot_number, stars, review_date, experience_type, verified, source, created_at)
+           VALUES (5550001, 1, '2026-11-01', 'claims', 0, 'cli', 0)`,
+        )
+        .run()
+      expect(getReviewsBlock(server, 5550001)).toEqual(emptyReviews())
+      cli.prepare('UPDATE reviews SET verified = 1 WHERE dot_number = 5550001').run()
+      expect(getReviewsBlock(server, 5550001).summary).toEqual({ average: 1, count: 1 })
+    } finally {
+      cli.close()
+      server.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

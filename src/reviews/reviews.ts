@@ -7,6 +7,7 @@
 import { z } from 'zod'
 import type { ReviewsJson } from './schema.ts'
 import type { Sqlite } from '../db/open.ts'
+import { includesDot, sortedDots, type SortedDots } from '../db/dot-set.ts'
 import * as N from '../ingest/normalize.ts'
 
 export const EXPERIENCE_TYPES = [
@@ -215,6 +216,13 @@ function prepare(db: Sqlite) {
          (SELECT count(*) FROM external_reviews WHERE dot_number = @dot) AS ext
        FROM reviews WHERE dot_number = @dot AND verified = 1`,
     ),
+    epoch: db.prepare('SELECT epoch FROM reviews_epoch WHERE id = 1').pluck(),
+    reviewed: db
+      .prepare(
+        `SELECT dot_number FROM reviews WHERE verified = 1
+         UNION SELECT dot_number FROM external_reviews ORDER BY dot_number`,
+      )
+      .pluck(),
     newest: db.prepare(
       `SELECT stars, title, body, review_date, experience_type, author FROM reviews
        WHERE dot_number = ? AND verified = 1 ORDER BY review_date DESC, id DESC LIMIT ?`,
@@ -295,11 +303,34 @@ const toExternal = (r: ExternalRow): ExternalAggregate => ({
   updatedAt: r.updated_at,
 })
 
+/** The USDOTs with any review, as a connection last read them, and the epoch they were read at. */
+const reviewedDots = new WeakMap<Sqlite, { epoch: number; dots: SortedDots }>()
+
+/**
+ * Whether the company has any verified review or external aggregate: from the connection's list
+ * of such USDOTs, read again whenever `reviews_epoch` (bumped by every write to either table,
+ * from any process) has moved. The epoch is read before the list, so a write between the two
+ * reads makes the next call read the list again: a list never claims an epoch newer than itself.
+ */
+function hasAnyReview(db: Sqlite, dot: number): boolean {
+  const s = stmts(db)
+  const epoch = s.epoch.get() as number
+  let held = reviewedDots.get(db)
+  if (held?.epoch !== epoch) {
+    held = { epoch, dots: sortedDots(s.reviewed.all() as number[]) }
+    reviewedDots.set(db, held)
+  }
+  return includesDot(held.dots, dot)
+}
+
 /**
  * The record's `reviews` block: the newest verified reviews (at most RECORD_REVIEWS_LIMIT), a
- * summary over all of them, and every external aggregate. Two or three indexed reads.
+ * summary over all of them, and every external aggregate. No read of the reviews for a company
+ * without any (`hasAnyReview`: most of them), else two or three indexed reads.
  */
 export function getReviewsBlock(db: Sqlite, dot: number): ReviewsJson {
+  if (!hasAnyReview(db, dot))
+    return { verified: [], summary: { average: null, count: 0 }, external: [] }
   const s = stmts(db)
   const sum = s.summary.get({ dot }) as { n: number; avg: number | null; ext: number }
   const verified =
