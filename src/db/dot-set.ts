@@ -39,7 +39,7 @@ export function includesDot(dots: SortedDots, dot: number): boolean {
 /** Whether `table` of this (immutable) dataset connection has a row for `dot`. */
 export function listsDot(db: Sqlite, table: string, dot: number): boolean {
   let byTable = sets.get(db)
-  if (!byTable) sets.set(db, (byTable = new Map()))
+  if (!byTable) sets.set(db, (byTable = new Map<string, SortedDots>()))
   let dots = byTable.get(table)
   if (!dots) {
     const all = db
