@@ -130,8 +130,8 @@ export function carrierJsonText(json: CarrierJson): string {
 
 /**
  * A record's blocks as `carrierJsonText` writes them (every key but cross-check and meta, without
- * the enclosing braces): a record worker answers a lookup with this text (record.ts
- * `RecordAnswer`), so the main thread only adds the meta block.
+ * the enclosing braces), the data blocks' and the score's text kept per cached record: the body
+ * of a lookup's answer (answer.ts `RecordAnswer`), to which the main thread adds the meta block.
  */
 export function recordBodyText(json: Omit<CarrierJson, 'meta' | 'crosscheck'>): string {
   const data = dataText(json).text

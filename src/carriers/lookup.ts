@@ -65,7 +65,7 @@ export function recordLoader(
 }
 
 /**
- * `loadRecord` as the answer text of a single lookup without cross-check (record.ts
+ * `loadRecord` as the answer text of a single lookup without cross-check (answer.ts
  * `loadRecordAnswer`): a record not cached is assembled whole by a record worker and never
  * parsed on the main thread, which adds only the meta block (json.ts `answerText`).
  */
