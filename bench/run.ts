@@ -152,6 +152,7 @@ async function load(
   seconds = duration,
 ) {
   const cpuBefore = processCpuSeconds(opts.cpuOf?.pid)
+  const mainBefore = processCpuSeconds(opts.cpuOf?.pid, 'main')
   const ownBefore = process.cpuUsage()
   const result = await autocannon({
     url,
@@ -170,6 +171,7 @@ async function load(
         : undefined,
   })
   const cpu = processCpuSeconds(opts.cpuOf?.pid) - cpuBefore
+  const mainCpu = processCpuSeconds(opts.cpuOf?.pid, 'main') - mainBefore
   const own = process.cpuUsage(ownBefore)
   return {
     /**
@@ -183,6 +185,11 @@ async function load(
       opts.cpuOf && result.requests.total > 0
         ? Math.round((cpu * 1e6) / result.requests.total)
         : null,
+    /** of which its main thread (the rest: record workers, V8's and libuv's threads) */
+    mainUs:
+      opts.cpuOf && result.requests.total > 0
+        ? Math.round((mainCpu * 1e6) / result.requests.total)
+        : null,
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -194,12 +201,18 @@ async function load(
   }
 }
 
-/** User + system CPU seconds of a process so far, all threads (Linux /proc; 0 elsewhere). */
-function processCpuSeconds(pid: number | undefined): number {
+/**
+ * User + system CPU seconds of a process so far, all threads, or only its main thread (Linux
+ * /proc; 0 elsewhere).
+ */
+function processCpuSeconds(pid: number | undefined, thread: 'all' | 'main' = 'all'): number {
   if (!pid) return 0
   try {
     // fields after the command name; utime and stime are the 14th and 15th fields, in ticks
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const stat = readFileSync(
+      thread === 'main' ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`,
+      'utf8',
+    )
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
   } catch {
@@ -376,7 +389,7 @@ async function main() {
     // once, as the page cache of a server that has been answering for a while holds them
     const cold = await load(url, lookups)
     log(
-      `lookup GET /v1/carrier/{dot}, page cache as found: ${fmt(cold.rps)} req/s, p50 ${cold.p50} ms, p99 ${cold.p99} ms, errors ${cold.errors}, server CPU ${cold.cpuUs} µs/request, load generator ${cold.loadUs} µs/request`,
+      `lookup GET /v1/carrier/{dot}, page cache as found: ${fmt(cold.rps)} req/s, p50 ${cold.p50} ms, p99 ${cold.p99} ms, errors ${cold.errors}, server CPU ${cold.cpuUs} µs/request (main thread ${cold.mainUs}), load generator ${cold.loadUs} µs/request`,
     )
     const warmed = await readWhole(activeFiles.map((f) => f.path))
     log(
@@ -414,7 +427,7 @@ async function main() {
       bareHeaders.kill('SIGTERM')
     }
     log(
-      `lookup GET /v1/carrier/{dot} (auth + metering, ${loadConfig(process.env).records.workers} record worker thread(s)): ${fmt(api.rps)} req/s, p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors}, server CPU ${api.cpuUs} µs/request, load generator ${api.loadUs} µs/request`,
+      `lookup GET /v1/carrier/{dot} (auth + metering, ${loadConfig(process.env).records.workers} record worker thread(s)): ${fmt(api.rps)} req/s, p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors}, server CPU ${api.cpuUs} µs/request (main thread ${api.mainUs}), load generator ${api.loadUs} µs/request`,
     )
     if (!smoke) {
       // the same load with every record assembled on the main thread
@@ -427,7 +440,7 @@ async function main() {
           cpuOf: single.server,
         })
         log(
-          `  the same with RECORD_WORKERS=0 (records on the main thread): ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}, server CPU ${r.cpuUs} µs/request, load generator ${r.loadUs} µs/request`,
+          `  the same with RECORD_WORKERS=0 (records on the main thread): ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors}, server CPU ${r.cpuUs} µs/request (main thread ${r.mainUs}), load generator ${r.loadUs} µs/request`,
         )
       } finally {
         single.server.kill('SIGTERM')
@@ -451,7 +464,7 @@ async function main() {
       cpuOf: server,
     })
     log(
-      `lookup over 1,000 recurring USDOTs:             ${fmt(repeat.rps)} req/s, p50 ${repeat.p50} ms, p99 ${repeat.p99} ms, errors ${repeat.errors}, server CPU ${repeat.cpuUs} µs/request, load generator ${repeat.loadUs} µs/request`,
+      `lookup over 1,000 recurring USDOTs:             ${fmt(repeat.rps)} req/s, p50 ${repeat.p50} ms, p99 ${repeat.p99} ms, errors ${repeat.errors}, server CPU ${repeat.cpuUs} µs/request (main thread ${repeat.mainUs}), load generator ${repeat.loadUs} µs/request`,
     )
 
     const names = [
