@@ -36,7 +36,7 @@ export interface RecordWorkerPool {
     deps: { today: string; nationalAverages?: Config['safety']['nationalAverages'] },
   ): Promise<unknown>
   /**
-   * A USDOT's whole record in a view as its answer text (carriers/record.ts `RecordAnswer`), its
+   * A USDOT's whole record in a view as its answer text (carriers/answer.ts `RecordAnswer`), its
    * reviews read from app.db and its Trust Score judged with `dataReasons`; null when unknown
    */
   answer(

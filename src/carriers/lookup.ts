@@ -3,7 +3,7 @@
  * /metrics), cross-check, shape. `meterCall` is the one place a call is metered and counted.
  */
 import { isoDate } from '../clock.ts'
-import { crosscheckAnswered, maybeCrosscheck } from '../crosscheck/crosscheck.ts'
+import { maybeCrosscheck } from '../crosscheck/crosscheck.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
@@ -182,9 +182,7 @@ export async function shapeMetered(
   requestId: string,
   crosscheck: boolean | undefined,
 ): Promise<CarrierJson> {
-  const check = crosscheckAnswered(deps.config.crosscheck.mode, crosscheck)
-    ? await maybeCrosscheck(deps, crosscheckInputOf(record), crosscheck)
-    : undefined
+  const check = await maybeCrosscheck(deps, () => crosscheckInputOf(record), crosscheck)
   if (check) deps.metrics.crosschecks.inc({ status: check.status, reason: check.reason ?? 'none' })
   const source = check?.status === 'match' || check?.status === 'mismatch' ? 'live' : record.source
   return toCarrierJson(record, { usage, requestId, source }, check)

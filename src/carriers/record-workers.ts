@@ -21,7 +21,12 @@ import type { Logger } from '../log.ts'
 import type { NationalAverages } from '../safety/national-averages.ts'
 import { parseDataBlocksFirst } from './json.ts'
 import { answerRecord, type RecordAnswer, type RecordAnswerReader } from './answer.ts'
-import { recordData, type RecordData, type RecordDataReader } from './record.ts'
+import {
+  recordData,
+  type RecordData,
+  type RecordDataDeps,
+  type RecordDataReader,
+} from './record.ts'
 
 const ENTRY = siblingModule('./record-worker', import.meta.url)
 
@@ -55,7 +60,7 @@ export interface ReadRequest {
   viewKey: string
   dot: number
   today: string
-  /** set: answer the whole record as text (record.ts `RecordAnswer`), judged with these reasons */
+  /** set: answer the whole record as text (answer.ts `RecordAnswer`), judged with these reasons */
   whole?: { dataReasons: readonly string[] }
 }
 
@@ -66,7 +71,8 @@ export interface FollowRequest {
 
 /**
  * The record's data as JSON text (`dataBlocksFirst`: faster both ways than the structured clone
- * of the object, and its blocks' text is reused for the response), or what went wrong.
+ * of the object, and its blocks' text is reused for the response), or for a `whole` request the
+ * whole record's answer (null: no such company), or what went wrong.
  */
 export type ReadReply =
   | { id: number; json: string; blocks: number }
@@ -83,6 +89,12 @@ interface Slot {
   pending: Map<number, Pending>
   /** the view key of the last request sent to this worker */
   lastKey: string | null
+}
+
+/** The dataset part of a record read on the main thread (a worker failed, or none can answer). */
+function dataOnMain(view: DataView, dot: number, deps: RecordDataDeps): RecordData | null {
+  const census = view.get('census')
+  return census ? recordData(deps, view, census, dot) : null
 }
 
 /** What a view's files are, computed once per view object (a swap builds a new view). */
@@ -144,9 +156,8 @@ export class RecordWorkers implements RecordWorkerPool {
         ? null
         : parseDataBlocksFirst<RecordData>(reply.json, reply.blocks)
     } catch (err) {
-      this.options.log.warn({ err, dot }, 'record worker failed; assembling on the main thread')
-      const census = view.get('census')
-      return census ? recordData(deps, view, census, dot) : null
+      this.failedOver(err, dot)
+      return dataOnMain(view, dot, deps)
     }
   }
 
@@ -156,18 +167,20 @@ export class RecordWorkers implements RecordWorkerPool {
    * app.db or a worker fails.
    */
   readonly answer: RecordAnswerReader = async (view, dot, deps) => {
-    try {
-      if (this.options.appDb === undefined) throw new Error('no app.db path given to the pool')
-      const reply = await this.ask(view, dot, deps.today, { dataReasons: deps.dataReasons })
-      if (!('answer' in reply)) throw new Error('record worker answered without the record')
-      return reply.answer
-    } catch (err) {
-      if (this.options.appDb !== undefined)
-        this.options.log.warn({ err, dot }, 'record worker failed; assembling on the main thread')
-      const census = view.get('census')
-      const data = census ? recordData(deps, view, census, dot) : null
-      return data && answerRecord(deps, data)
-    }
+    if (this.options.appDb !== undefined)
+      try {
+        const reply = await this.ask(view, dot, deps.today, { dataReasons: deps.dataReasons })
+        if (!('answer' in reply)) throw new Error('record worker answered without the record')
+        return reply.answer
+      } catch (err) {
+        this.failedOver(err, dot)
+      }
+    const data = dataOnMain(view, dot, deps)
+    return data && answerRecord(deps, data)
+  }
+
+  private failedOver(err: unknown, dot: number): void {
+    this.options.log.warn({ err, dot }, 'record worker failed; assembling on the main thread')
   }
 
   /**

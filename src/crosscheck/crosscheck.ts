@@ -209,7 +209,10 @@ export async function crosscheckRecord(
   }
 }
 
-/** Whether `maybeCrosscheck` answers a cross-check block for a request that asked `requested`. */
+/**
+ * Whether a request that asked `requested` gets a cross-check block (`maybeCrosscheck`): when it
+ * asked, and in mode `always` unless it opted out.
+ */
 export function crosscheckAnswered(
   mode: Deps['config']['crosscheck']['mode'],
   requested: boolean | undefined,
@@ -218,23 +221,19 @@ export function crosscheckAnswered(
 }
 
 /**
- * The crosscheck block for a record when asked for (or CROSSCHECK_MODE=always), else undefined.
- * Mode `off` answers an explicit `?crosscheck=true` with `unavailable` / `disabled`.
- * Never throws and never takes longer than the configured timeout.
+ * The crosscheck block for a record when asked for (or CROSSCHECK_MODE=always), else undefined
+ * (`crosscheckAnswered`); `record` is only read when a check runs. Mode `off` answers an explicit
+ * `?crosscheck=true` with `unavailable` / `disabled`. Never throws and never takes longer than
+ * the configured timeout.
  */
 export async function maybeCrosscheck(
   deps: Deps,
-  record: CrosscheckInput,
+  record: () => CrosscheckInput,
   requested: boolean | undefined,
 ): Promise<CrosscheckJson | undefined> {
-  switch (deps.config.crosscheck.mode) {
-    case 'off':
-      return requested === true ? unavailable('disabled') : undefined
-    case 'on_demand':
-      return requested === true ? crosscheckRecord(deps, record) : undefined
-    case 'always':
-      return requested === false ? undefined : crosscheckRecord(deps, record)
-  }
+  const mode = deps.config.crosscheck.mode
+  if (!crosscheckAnswered(mode, requested)) return undefined
+  return mode === 'off' ? unavailable('disabled') : crosscheckRecord(deps, record())
 }
 
 /**
