@@ -9,6 +9,7 @@ import { AppError } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
 import {
   meter,
+  meterGrouped,
   peekUsage,
   quotaExceeded,
   rateLimitHeaders,
@@ -133,15 +134,37 @@ export function refuseCall(
  * broker, bond, search and each batch item).
  */
 export function meterCall(deps: Deps, caller: Caller, at: Date = deps.clock(), n = 1): Usage {
-  const usage = meter(deps, caller, n, at)
+  return counted(deps, meter(deps, caller, n, at), n)
+}
+
+/** Counts a metered call in /metrics: billed, or refused at a capped plan's quota. */
+function counted(deps: Pick<Deps, 'metrics'>, usage: Usage, n: number): Usage {
   if (!usage.allowed) deps.metrics.quotaRefusals.inc()
   else if (usage.billed) deps.metrics.billedLookups.inc(n)
   return usage
 }
 
-/** `meterCall` for a single-call route: a refusal is thrown as 429 quota_exceeded. */
+/**
+ * `meterCall` for a single-call route: a refusal is thrown as 429 quota_exceeded. Synchronous,
+ * for a caller that meters inside its own transaction (a stored check); a lookup uses
+ * `chargeGrouped`.
+ */
 export function chargeCall(deps: Deps, caller: Caller, at: Date = deps.clock()): Usage {
   const usage = meterCall(deps, caller, at)
+  if (!usage.allowed) throw quotaExceeded(usage, at)
+  return usage
+}
+
+/**
+ * `chargeCall` with group commit (usage.ts `meterGrouped`): the lookups answered in one turn of
+ * the event loop are metered in one transaction, as exactly as one by one.
+ */
+export async function chargeGrouped(
+  deps: Deps,
+  caller: Caller,
+  at: Date = deps.clock(),
+): Promise<Usage> {
+  const usage = counted(deps, await meterGrouped(deps, caller, 1, at), 1)
   if (!usage.allowed) throw quotaExceeded(usage, at)
   return usage
 }
@@ -162,7 +185,7 @@ export async function billAndShape(
   requestId: string,
   crosscheck: boolean | undefined,
 ): Promise<LookupResult> {
-  const usage = chargeCall(deps, caller)
+  const usage = await chargeGrouped(deps, caller)
   return { json: await shapeMetered(deps, record, usage, requestId, crosscheck), usage }
 }
 

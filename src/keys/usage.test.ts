@@ -1,7 +1,8 @@
 import { execFile } from 'node:child_process'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { setPlan } from './accounts.ts'
-import { usageReport } from './usage.ts'
+import { meterGrouped, usageReport } from './usage.ts'
+import { verifyKey } from './keys.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { liveCensusDir, sampleCensusDir } from '../testing/fixture-dirs.ts'
 
@@ -175,6 +176,66 @@ describe('quota and billing', () => {
     expect(results.filter((r) => r.status === 200)).toHaveLength(7)
     expect(results.filter((r) => r.status === 429)).toHaveLength(33)
     expect(usageReport(ctx.deps.db, '2026-11', account.id)[0]?.used).toBe(250)
+  })
+
+  describe('group commit (meterGrouped)', () => {
+    const callerOf = (secret: string) => {
+      const v = verifyKey(ctx.deps.db, secret, ctx.clock().getTime())
+      if (!v.ok) throw new Error(v.reason)
+      return v.caller
+    }
+    const deps = () => ({ db: ctx.deps.db, log: ctx.deps.log })
+    const counter = (accountId: number) =>
+      ctx.deps.db
+        .prepare('SELECT used, refused FROM usage_counters WHERE account_id = ? AND period = ?')
+        .get(accountId, '2026-11') as { used: number; refused: number } | undefined
+
+    test('calls of one turn are metered in their order, each against the cap', async () => {
+      const { account, key } = ctx.account('free')
+      const caller = callerOf(key())
+      setUsed(account.id, '2026-11', 250 - 3)
+      const usages = await Promise.all(
+        Array.from({ length: 6 }, () => meterGrouped(deps(), caller, 1, ctx.clock())),
+      )
+      expect(usages.map((u) => [u.allowed, u.billed, u.used])).toEqual([
+        [true, true, 248],
+        [true, true, 249],
+        [true, true, 250],
+        [false, false, 250],
+        [false, false, 250],
+        [false, false, 250],
+      ])
+      expect(counter(account.id)).toEqual({ used: 250, refused: 3 })
+    })
+
+    test('one turn is one transaction: a failed commit fails every call and counts none', async () => {
+      const { account, key } = ctx.account('starter')
+      const caller = callerOf(key())
+      // the third call's write fails: the two before it are in the same transaction
+      ctx.deps.db.exec(`CREATE TEMP TRIGGER fail_third BEFORE UPDATE ON usage_counters
+        WHEN NEW.used >= 3 BEGIN SELECT RAISE(ABORT, 'disk full'); END`)
+      const results = await Promise.allSettled(
+        Array.from({ length: 4 }, () => meterGrouped(deps(), caller, 1, ctx.clock())),
+      )
+      expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected', 'rejected'])
+      expect(String((results[0] as PromiseRejectedResult).reason)).toMatch(/disk full/)
+      expect(counter(account.id)).toBeUndefined()
+      // the next turn is a group of its own
+      ctx.deps.db.exec('DROP TRIGGER fail_third')
+      const [a, b] = await Promise.all([
+        meterGrouped(deps(), caller, 1, ctx.clock()),
+        meterGrouped(deps(), caller, 1, ctx.clock()),
+      ])
+      expect([a?.used, b?.used]).toEqual([1, 2])
+      expect((await meterGrouped(deps(), caller, 1, ctx.clock())).used).toBe(3)
+    })
+
+    test('a sandbox key is answered without a write', async () => {
+      const { account, key } = ctx.account('free')
+      const u = await meterGrouped(deps(), callerOf(key('test')), 1, ctx.clock())
+      expect([u.billed, u.allowed, u.used]).toEqual([false, true, 0])
+      expect(counter(account.id)).toBeUndefined()
+    })
   })
 
   test('four processes metering one app.db at once never pass the cap', async () => {

@@ -51,6 +51,7 @@ function statements(db: Sqlite) {
     daily: db.prepare(DAILY_SQL),
     // one wrapper per connection: db.transaction() builds its four variants on every call
     meterTx: db.transaction(meterInTransaction),
+    groupTx: db.transaction(meterGroup),
     hasEndpoints: db.prepare(
       "SELECT 1 FROM webhook_endpoints WHERE account_id = ? AND status = 'enabled' AND removed_at IS NULL LIMIT 1",
     ),
@@ -85,26 +86,86 @@ export interface MeterDeps {
  * Sandbox keys are never billed.
  */
 export function meter(deps: MeterDeps, caller: Caller, n: number, at: Date): Usage {
-  const now = at.getTime()
-  const period = periodOf(at)
-  const resetAt = Math.floor(nextPeriodStart(at).getTime() / 1000)
   const s = stmts(deps.db)
-  const base = { plan: caller.plan, limit: caller.included, resetAt }
-  if (caller.mode === 'test') {
-    const used =
-      (s.current.get(caller.accountId, period) as { used: number } | undefined)?.used ?? 0
-    return usageOf(base, used, true, false)
-  }
-  const params = {
-    accountId: caller.accountId,
-    period,
-    n,
-    now,
-    hardCap: caller.hardCap ? 1 : 0,
-    included: caller.included,
-  }
-  return s.meterTx.immediate(deps, caller, params, base, at)
+  if (caller.mode === 'test') return sandboxUsage(s, caller, at)
+  const call = { deps, caller, n, at }
+  return s.meterTx.immediate(deps, caller, paramsOf(call), baseOf(call), at)
 }
+
+/** A metered call: whom to bill, how many calls, at what instant. */
+interface MeterCall {
+  deps: MeterDeps
+  caller: Caller
+  n: number
+  at: Date
+}
+
+const baseOf = ({ caller, at }: Pick<MeterCall, 'caller' | 'at'>): UsageBase => ({
+  plan: caller.plan,
+  limit: caller.included,
+  resetAt: Math.floor(nextPeriodStart(at).getTime() / 1000),
+})
+
+const paramsOf = ({ caller, n, at }: MeterCall): MeterParams => ({
+  accountId: caller.accountId,
+  period: periodOf(at),
+  n,
+  now: at.getTime(),
+  hardCap: caller.hardCap ? 1 : 0,
+  included: caller.included,
+})
+
+/** A sandbox key's usage: the month's count, never billed. */
+function sandboxUsage(s: ReturnType<typeof statements>, caller: Caller, at: Date): Usage {
+  const used =
+    (s.current.get(caller.accountId, periodOf(at)) as { used: number } | undefined)?.used ?? 0
+  return usageOf(baseOf({ caller, at }), used, true, false)
+}
+
+/** Calls waiting for their connection's next group commit, with how each is answered. */
+interface Waiting extends MeterCall {
+  resolve: (u: Usage) => void
+  reject: (err: unknown) => void
+}
+const waiting = new WeakMap<Sqlite, Waiting[]>()
+
+/**
+ * `meter()` with group commit: the calls made on one connection in the same turn of the event
+ * loop (the lookups answered in one poll of the sockets and the record workers) are metered in
+ * one IMMEDIATE transaction, each by its own conditional UPSERT in the order they came, so a
+ * hard-capped plan still never passes its cap, across processes too. A transaction's fixed cost
+ * (BEGIN, COMMIT and its WAL write) is paid once per group instead of once per call: about half
+ * of a single call's metering (README "Decisions"). The call resolves once its group is
+ * committed; if the commit fails, every call of the group fails with its error and none of them
+ * is counted (a lookup then answers 503 storage_unavailable, as a lone call's failure does).
+ */
+export function meterGrouped(deps: MeterDeps, caller: Caller, n: number, at: Date): Promise<Usage> {
+  if (caller.mode === 'test') return Promise.resolve(sandboxUsage(stmts(deps.db), caller, at))
+  let queue = waiting.get(deps.db)
+  if (!queue) waiting.set(deps.db, (queue = []))
+  const group = queue
+  return new Promise((resolve, reject) => {
+    group.push({ deps, caller, n, at, resolve, reject })
+    if (group.length === 1) setImmediate(commitGroup, deps.db, group)
+  })
+}
+
+/** Meters every call waiting on a connection in one transaction and answers each. */
+function commitGroup(db: Sqlite, queue: Waiting[]): void {
+  const calls = queue.splice(0)
+  let usages: Usage[]
+  try {
+    usages = stmts(db).groupTx.immediate(calls)
+  } catch (err) {
+    for (const c of calls) c.reject(err)
+    return
+  }
+  calls.forEach((c, i) => c.resolve(usages[i] as Usage))
+}
+
+/** commitGroup()'s transaction body (prepared once per connection as `groupTx`). */
+const meterGroup = (calls: readonly MeterCall[]): Usage[] =>
+  calls.map((c) => meterInTransaction(c.deps, c.caller, paramsOf(c), baseOf(c), c.at))
 
 type MeterParams = {
   accountId: number

@@ -4,7 +4,7 @@ import { DotParam } from '../../carriers/docket.ts'
 import { answerText } from '../../carriers/json.ts'
 import {
   billAndShape,
-  chargeCall,
+  chargeGrouped,
   loadAnswer,
   loadRecord,
   notFoundForDot,
@@ -48,7 +48,7 @@ export function dotLookupRoutes(
       if (whole && !crosscheckAnswered(deps.config.crosscheck.mode, crosscheck)) {
         const found = await loadAnswer(deps, caller, dot)
         if (!found) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
-        const usage = chargeCall(deps, caller)
+        const usage = await chargeGrouped(deps, caller)
         const meta = { usage, requestId: c.get('requestId'), source: found.source }
         return c.body(answerText(found.body, found, meta), 200, {
           'Content-Type': 'application/json',
