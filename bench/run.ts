@@ -33,6 +33,13 @@ const smoke = args.smoke === true
 const full = args.full === true
 const censusRows = Number(args['census-rows'] ?? (smoke ? 20_000 : full ? 4_500_000 : 500_000))
 const duration = Number(args.duration ?? (smoke ? 2 : 10))
+/**
+ * Seconds of lookups before a server's lookups are measured. V8 optimises the server's code over
+ * its first tens of seconds of load: on 2 cores TurboFan's threads took about a third of the
+ * server's CPU in the first 10 s and almost none after 30 s, and throughput rose by half. The
+ * figures are a server's that has been answering for a while; its first seconds are printed too.
+ */
+const jitWarmup = smoke ? 1 : 30
 const connections = Number(args.connections ?? 32)
 // the memory curve: this many lookups against one server, its RSS sampled ten times on the way
 const curveLookups = Number(args.lookups ?? (smoke ? 5_000 : full ? 1_000_000 : 200_000))
@@ -383,7 +390,10 @@ async function main() {
   const lookups = { paths: () => `/v1/carrier/${randomDot()}`, headers: auth, cpuOf: server }
   try {
     log(`serving RSS at start: ${rssNowMb(server.pid)} MB`)
-    await load(url, lookups, 1) // warm-up
+    const first = await load(url, lookups, jitWarmup)
+    log(
+      `lookup GET /v1/carrier/{dot}, the server's first ${jitWarmup} s (V8 still optimising): ${fmt(first.rps)} req/s, p50 ${first.p50} ms, p99 ${first.p99} ms, errors ${first.errors}, server CPU ${first.cpuUs} µs/request (main thread ${first.mainUs})`,
+    )
     // first as the page cache was left (a cold start: on a VM that reclaims idle page-cache
     // pages, many dataset pages come from the disk), then with every active dataset file read
     // once, as the page cache of a server that has been answering for a while holds them
@@ -433,7 +443,11 @@ async function main() {
       // the same load with every record assembled on the main thread
       const single = await startApi(dataDir, { RECORD_WORKERS: '0' })
       try {
-        await load(single.url, { ...lookups, headers: single.auth, cpuOf: single.server }, 1)
+        await load(
+          single.url,
+          { ...lookups, headers: single.auth, cpuOf: single.server },
+          jitWarmup,
+        )
         const r = await load(single.url, {
           ...lookups,
           headers: single.auth,
@@ -591,7 +605,7 @@ async function main() {
       const api = await startApi(dir)
       try {
         const paths = () => `/v1/carrier/${FIRST_DOT + Math.floor(Math.random() * rows)}`
-        await load(api.url, { paths, headers: api.auth }, 1)
+        await load(api.url, { paths, headers: api.auth }, jitWarmup)
         const r = await load(api.url, { paths, headers: api.auth })
         log(
           `  ${String(share * 100).padStart(3)} % (${fmt(rows)} rows): import ${seconds === null ? 'reused' : `${seconds.toFixed(1)} s`}, lookups ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms`,
