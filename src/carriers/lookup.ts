@@ -17,6 +17,7 @@ import {
   type Usage,
 } from '../keys/usage.ts'
 import { dataReasons } from './data-check.ts'
+import { reviewedDots } from '../reviews/reviews.ts'
 import { toCarrierJson } from './json.ts'
 import type { DataView } from '../db/datasets.ts'
 import { answerOf, loadRecordAnswer, type RecordAnswer, type RecordAnswerReader } from './answer.ts'
@@ -48,8 +49,8 @@ export async function loadRecord(
 }
 
 /**
- * `recordReader` for a request that can wait (a batch): the clock, the caller's view and the
- * freshness verdict are read once, and records not cached are assembled by the record workers
+ * `recordReader` for a request that can wait (a batch): the clock, the caller's view, the
+ * freshness verdict and which companies have reviews are read once, and records not cached are assembled by the record workers
  * (in that view) when the server runs them, so a batch of companies never read before does not
  * hold the main thread, and its reads fill the workers' page caches, not the main thread's.
  */
@@ -58,6 +59,7 @@ export function recordLoader(
   caller: Caller,
 ): (dot: number) => Promise<CompanyRecord | null> {
   const { view, recordDeps } = readContext(deps, caller)
+  recordDeps.reviewed = reviewedDots(deps.db)
   const pool = deps.recordWorkers
   if (!pool) return (dot) => Promise.resolve(getCompanyRecord(recordDeps, view, dot))
   // the pool is typed in deps.ts, below the record's layer: it reads what recordData returns
@@ -88,11 +90,13 @@ export async function loadAnswer(
 }
 
 /**
- * Reads many records at one instant (a batch): the clock, the caller's view and whether its data
- * can be vouched for (data-check.ts) are read once, not once per record.
+ * Reads many records at one instant (a batch): the clock, the caller's view, whether its data
+ * can be vouched for (data-check.ts) and which companies have reviews are read once, not once
+ * per record.
  */
 export function recordReader(deps: Deps, caller: Caller): (dot: number) => CompanyRecord | null {
   const { view, recordDeps } = readContext(deps, caller)
+  recordDeps.reviewed = reviewedDots(deps.db)
   return (dot) => getCompanyRecord(recordDeps, view, dot)
 }
 

@@ -7,7 +7,7 @@ import type { ActiveDataset, DataView } from '../db/datasets.ts'
 import type { Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
 import { getLicensing, type LicensingFacts } from '../licensing/record.ts'
-import { getReviewsBlock } from '../reviews/reviews.ts'
+import { getReviewsBlock, type ReviewedDots } from '../reviews/reviews.ts'
 import { getSafety, type SafetyFacts } from '../safety/record.ts'
 import type { NationalAverages } from '../safety/national-averages.ts'
 import * as N from '../ingest/normalize.ts'
@@ -54,6 +54,11 @@ export interface RecordDeps {
    * watchlist monitor): computed once instead of once per record
    */
   dataReasons?: readonly string[]
+  /**
+   * The USDOTs with reviews (reviews.ts `reviewedDots`), when the caller reads many records at one
+   * instant: read once instead of once per record
+   */
+  reviewed?: ReviewedDots
   /** entries of the per-view cache of the dataset part of records (record-cache.ts); 0 or unset: off */
   cacheEntries?: number
 }
@@ -194,7 +199,7 @@ export async function loadCompanyRecord(
  * with the data, for the next call over the same (cached) data object.
  */
 export function completeRecord(
-  deps: Pick<RecordDeps, 'db' | 'today'>,
+  deps: Pick<RecordDeps, 'db' | 'today' | 'reviewed'>,
   data: RecordData,
   reasons: readonly string[],
   memo = true,
@@ -203,7 +208,7 @@ export function completeRecord(
   const record: CompanyRecord = {
     ...blocks,
     trust: emptyTrust(),
-    reviews: getReviewsBlock(deps.db, data.dotNumber),
+    reviews: getReviewsBlock(deps.db, data.dotNumber, deps.reviewed),
   }
   // the record is assembled: score it from its own input
   const score = () =>

@@ -16,6 +16,7 @@ import {
   RECORD_REVIEWS_LIMIT,
   removeExternalReviews,
   removeReview,
+  reviewedDots,
   reviewInput,
   setExternalReviews,
 } from './reviews.ts'
@@ -232,6 +233,35 @@ describe('companies without reviews are answered without reading the reviews', (
       expect(getReviewsBlock(server, 5550001)).toEqual(emptyReviews())
       cli.prepare('UPDATE reviews SET verified = 1 WHERE dot_number = 5550001').run()
       expect(getReviewsBlock(server, 5550001).summary).toEqual({ average: 1, count: 1 })
+    } finally {
+      cli.close()
+      server.close()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('a batch reads the list once: its records show the reviews as of its start, the next call the new ones', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cvk-reviews-snapshot-'))
+    const server = openAppDb(join(dir, 'app.db')).sqlite
+    const cli = new Database(join(dir, 'app.db'))
+    try {
+      const review = (dot: number, stars: number) =>
+        addReview(cli, reviewInput(TODAY).parse({ dot, stars, experience_type: 'claims' }), at)
+      review(1234567, 4)
+      const batch = reviewedDots(server)
+      // written by the CLI while the batch runs
+      review(7654321, 1)
+      review(1234567, 2)
+      expect(getReviewsBlock(server, 7654321, batch)).toEqual(emptyReviews())
+      // a company the list names is read in full: its reviews as they are now
+      expect(getReviewsBlock(server, 1234567, batch).summary).toEqual({ average: 3, count: 2 })
+      // the next batch, or a single lookup, sees the new company
+      expect(getReviewsBlock(server, 7654321, reviewedDots(server)).summary).toEqual({
+        average: 1,
+        count: 1,
+      })
+      expect(getReviewsBlock(server, 7654321).summary).toEqual({ average: 1, count: 1 })
+      expect(reviewedDots(server).epoch).toBeGreaterThan(batch.epoch)
     } finally {
       cli.close()
       server.close()

@@ -303,33 +303,45 @@ const toExternal = (r: ExternalRow): ExternalAggregate => ({
   updatedAt: r.updated_at,
 })
 
-/** The USDOTs with any review, as a connection last read them, and the epoch they were read at. */
-const reviewedDots = new WeakMap<Sqlite, { epoch: number; dots: SortedDots }>()
+/** The USDOTs with any verified review or external aggregate, and the epoch they were read at. */
+export interface ReviewedDots {
+  readonly epoch: number
+  readonly dots: SortedDots
+}
+
+/** The list each connection last read. */
+const heldReviewed = new WeakMap<Sqlite, ReviewedDots>()
 
 /**
- * Whether the company has any verified review or external aggregate: from the connection's list
- * of such USDOTs, read again whenever `reviews_epoch` (bumped by every write to either table,
- * from any process) has moved. The epoch is read before the list, so a write between the two
- * reads makes the next call read the list again: a list never claims an epoch newer than itself.
+ * The USDOTs with any verified review or external aggregate, as of now: the connection's list,
+ * read again whenever `reviews_epoch` (bumped by every write to either table, from any process)
+ * has moved. The epoch is read before the list, so a write between the two reads makes the next
+ * call read the list again: a list never claims an epoch newer than itself. A caller that reads
+ * many records at one instant (a batch) takes it once and passes it to `getReviewsBlock`.
  */
-function hasAnyReview(db: Sqlite, dot: number): boolean {
+export function reviewedDots(db: Sqlite): ReviewedDots {
   const s = stmts(db)
   const epoch = s.epoch.get() as number
-  let held = reviewedDots.get(db)
+  let held = heldReviewed.get(db)
   if (held?.epoch !== epoch) {
     held = { epoch, dots: sortedDots(s.reviewed.all() as number[]) }
-    reviewedDots.set(db, held)
+    heldReviewed.set(db, held)
   }
-  return includesDot(held.dots, dot)
+  return held
 }
 
 /**
  * The record's `reviews` block: the newest verified reviews (at most RECORD_REVIEWS_LIMIT), a
  * summary over all of them, and every external aggregate. No read of the reviews for a company
- * without any (`hasAnyReview`: most of them), else two or three indexed reads.
+ * without any (`reviewedDots`: most of them), else two or three indexed reads. `reviewed`:
+ * the list as the caller took it (a batch takes it once), else it is read now.
  */
-export function getReviewsBlock(db: Sqlite, dot: number): ReviewsJson {
-  if (!hasAnyReview(db, dot))
+export function getReviewsBlock(
+  db: Sqlite,
+  dot: number,
+  reviewed: ReviewedDots = reviewedDots(db),
+): ReviewsJson {
+  if (!includesDot(reviewed.dots, dot))
     return { verified: [], summary: { average: null, count: 0 }, external: [] }
   const s = stmts(db)
   const sum = s.summary.get({ dot }) as { n: number; avg: number | null; ext: number }

@@ -14,6 +14,7 @@ import type { Activation } from '../db/versions.ts'
 import type { Logger } from '../log.ts'
 import type { DatasetName } from '../db/names.ts'
 import { enqueueEvent } from '../db/outbox.ts'
+import { reviewedDots } from '../reviews/reviews.ts'
 
 type Scalar = string | number | boolean | null
 
@@ -242,6 +243,7 @@ export function runWatchMonitor(
         maxAgeHours: deps.config.sync.maxAgeHours,
       }
       recordDeps.dataReasons = dataReasons(recordDeps, view)
+      recordDeps.reviewed = reviewedDots(db)
       // records are read outside the write transaction (dataset files, not app.db)
       const batch = stale.slice(i, i + BATCH).flatMap(({ dot }) => {
         try {
