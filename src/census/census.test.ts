@@ -12,7 +12,7 @@ import {
   type CensusFields,
 } from '../testing/census-fixture.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
-import { CENSUS_COLUMNS, censusDataset, findCensusRow } from './census.ts'
+import { CENSUS_COLUMNS, CENSUS_ROW_COLUMNS, censusDataset, findCensusRow } from './census.ts'
 
 /** The real census row of USDOT 344554 (data.transportation.gov, verified 2026-09-14). */
 function realRow(): CensusFields & { DOT_NUMBER: string } {
@@ -73,6 +73,24 @@ describe('census import', () => {
       phy_zip: '51239',
       dockets: '["MC421775"]',
     })
+  })
+
+  test('a census row has every column of the table, each as SQLite gives it, for every company', async () => {
+    writeCensus(join(dir, 'az4n-8mr2.csv'), [realRow(), ...generated(300)])
+    await importLive()
+    const census = liveView().get('census')
+    if (!census) throw new Error('no census')
+    const byName = census.db.prepare(
+      `SELECT ${CENSUS_ROW_COLUMNS.join(', ')} FROM companies WHERE dot_number = ?`,
+    )
+    const dots = census.db.prepare('SELECT dot_number FROM companies').pluck().all() as number[]
+    expect(dots).toHaveLength(301)
+    for (const dot of dots) {
+      const row = findCensusRow(census, dot)
+      expect(row).toStrictEqual(byName.get(dot))
+      expect(Object.keys(row ?? {})).toEqual([...CENSUS_ROW_COLUMNS])
+    }
+    expect(findCensusRow(census, 999_999_999)).toBeNull()
   })
 
   test('the record of 344554 through the API', async () => {
