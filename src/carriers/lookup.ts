@@ -50,9 +50,10 @@ export async function loadRecord(
 
 /**
  * `recordReader` for a request that can wait (a batch): the clock, the caller's view, the
- * freshness verdict and which companies have reviews are read once, and records not cached are assembled by the record workers
- * (in that view) when the server runs them, so a batch of companies never read before does not
- * hold the main thread, and its reads fill the workers' page caches, not the main thread's.
+ * freshness verdict and which companies have reviews are read once, and records not cached are
+ * assembled by the record workers (in that view) when the server runs them, so a batch of
+ * companies never read before does not hold the main thread, and its reads fill the workers'
+ * page caches, not the main thread's.
  */
 export function recordLoader(
   deps: Deps,
@@ -154,7 +155,11 @@ function counted(deps: Pick<Deps, 'metrics'>, usage: Usage, n: number): Usage {
  * `chargeGrouped`.
  */
 export function chargeCall(deps: Deps, caller: Caller, at: Date = deps.clock()): Usage {
-  const usage = meterCall(deps, caller, at)
+  return charged(meterCall(deps, caller, at), at)
+}
+
+/** A single call's usage, or its refusal thrown as 429 quota_exceeded. */
+function charged(usage: Usage, at: Date): Usage {
   if (!usage.allowed) throw quotaExceeded(usage, at)
   return usage
 }
@@ -168,9 +173,7 @@ export async function chargeGrouped(
   caller: Caller,
   at: Date = deps.clock(),
 ): Promise<Usage> {
-  const usage = counted(deps, await meterGrouped(deps, caller, 1, at), 1)
-  if (!usage.allowed) throw quotaExceeded(usage, at)
-  return usage
+  return charged(counted(deps, await meterGrouped(deps, caller, 1, at), 1), at)
 }
 
 export interface LookupResult {

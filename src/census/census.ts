@@ -525,11 +525,12 @@ export function priorRevokeOf(
   return { flag: f ?? true, dot_number: dot === null ? null : String(dot) }
 }
 
+const CENSUS_BY_DOT = `${CENSUS_SELECT} WHERE dot_number = ?`
+
 export function findCensusRow(ds: ActiveDataset, dot: number): CensusRow | null {
   const values = ds.stmt(CENSUS_BY_DOT).raw().get(dot) as unknown[] | undefined
   return values ? censusRowOf(values) : null
 }
-const CENSUS_BY_DOT = `${CENSUS_SELECT} WHERE dot_number = ?`
 
 /** USDOT numbers whose census row lists this docket (MC/FF/MX + number). */
 export function findCensusByDocket(ds: ActiveDataset, prefix: string, number: number): number[] {

@@ -50,8 +50,7 @@ function statements(db: Sqlite) {
     current: db.prepare(CURRENT_SQL),
     daily: db.prepare(DAILY_SQL),
     // one wrapper per connection: db.transaction() builds its four variants on every call
-    meterTx: db.transaction(meterInTransaction),
-    groupTx: db.transaction(meterGroup),
+    meterTx: db.transaction(meterGroup),
     hasEndpoints: db.prepare(
       "SELECT 1 FROM webhook_endpoints WHERE account_id = ? AND status = 'enabled' AND removed_at IS NULL LIMIT 1",
     ),
@@ -88,8 +87,7 @@ export interface MeterDeps {
 export function meter(deps: MeterDeps, caller: Caller, n: number, at: Date): Usage {
   const s = stmts(deps.db)
   if (caller.mode === 'test') return sandboxUsage(s, caller, at)
-  const call = { deps, caller, n, at }
-  return s.meterTx.immediate(deps, caller, paramsOf(call), baseOf(call), at)
+  return s.meterTx.immediate([{ deps, caller, n, at }])[0] as Usage
 }
 
 /** A metered call: whom to bill, how many calls, at what instant. */
@@ -155,7 +153,7 @@ function commitGroup(db: Sqlite, queue: Waiting[]): void {
   const calls = queue.splice(0)
   let usages: Usage[]
   try {
-    usages = stmts(db).groupTx.immediate(calls)
+    usages = stmts(db).meterTx.immediate(calls)
   } catch (err) {
     for (const c of calls) c.reject(err)
     return
@@ -163,7 +161,10 @@ function commitGroup(db: Sqlite, queue: Waiting[]): void {
   calls.forEach((c, i) => c.resolve(usages[i] as Usage))
 }
 
-/** commitGroup()'s transaction body (prepared once per connection as `groupTx`). */
+/**
+ * The transaction body of `meter()` (a group of one) and `commitGroup()` (prepared once per
+ * connection as `meterTx`): each call by its own conditional UPSERT, in order.
+ */
 const meterGroup = (calls: readonly MeterCall[]): Usage[] =>
   calls.map((c) => meterInTransaction(c.deps, c.caller, paramsOf(c), baseOf(c), c.at))
 
@@ -176,7 +177,7 @@ type MeterParams = {
   included: number
 }
 
-/** meter()'s transaction body (prepared once per connection as `meterTx`). */
+/** One call of `meterGroup`'s transaction. */
 function meterInTransaction(
   deps: MeterDeps,
   caller: Caller,
