@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
 import type { Statement } from 'better-sqlite3'
 import type { Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
@@ -10,7 +10,7 @@ export type KeyMode = 'live' | 'test'
 /** `cvk_live_` or `cvk_test_` + 32 random bytes in base64url (43 chars). */
 export const generateSecret = (mode: KeyMode) =>
   `cvk_${mode}_${randomBytes(32).toString('base64url')}`
-export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex')
+export const hashSecret = (secret: string) => hash('sha256', secret, 'hex')
 export const SECRET_PATTERN = /^cvk_(live|test)_[A-Za-z0-9_-]{43}$/
 const START_LENGTH = 13
 

@@ -211,9 +211,9 @@ describe('quota and billing', () => {
     test('one turn is one transaction: a failed commit fails every call and counts none', async () => {
       const { account, key } = ctx.account('starter')
       const caller = callerOf(key())
-      // the third call's write fails: the two before it are in the same transaction
-      ctx.deps.db.exec(`CREATE TEMP TRIGGER fail_third BEFORE UPDATE ON usage_counters
-        WHEN NEW.used >= 3 BEGIN SELECT RAISE(ABORT, 'disk full'); END`)
+      // the day's count fails after the month's counter is written, in the same transaction
+      ctx.deps.db.exec(`CREATE TEMP TRIGGER fail_third BEFORE INSERT ON usage_daily
+        BEGIN SELECT RAISE(ABORT, 'disk full'); END`)
       const results = await Promise.allSettled(
         Array.from({ length: 4 }, () => meterGrouped(deps(), caller, 1, ctx.clock())),
       )
@@ -228,6 +228,73 @@ describe('quota and billing', () => {
       ])
       expect([a?.used, b?.used]).toEqual([1, 2])
       expect((await meterGrouped(deps(), caller, 1, ctx.clock())).used).toBe(3)
+    })
+
+    test("one account's calls of a turn: one counter write, each call its own count", async () => {
+      const a = ctx.account('starter') // 10,000 included, overage billed
+      const b = ctx.account('professional')
+      const [ca, cb] = [callerOf(a.key()), callerOf(b.key())]
+      setUsed(a.account.id, '2026-11', 7_997)
+      const writes: string[] = []
+      ctx.deps.db.exec(`CREATE TEMP TABLE seen (what TEXT);
+        CREATE TEMP TRIGGER count_month AFTER UPDATE ON usage_counters
+          BEGIN INSERT INTO seen VALUES ('month ' || NEW.account_id); END;
+        CREATE TEMP TRIGGER count_day AFTER INSERT ON usage_daily
+          BEGIN INSERT INTO seen VALUES ('day ' || NEW.account_id); END`)
+      const usages = await Promise.all([
+        meterGrouped(deps(), ca, 1, ctx.clock()),
+        meterGrouped(deps(), cb, 1, ctx.clock()),
+        meterGrouped(deps(), ca, 1, ctx.clock()),
+        meterGrouped(deps(), ca, 2, ctx.clock()),
+        meterGrouped(deps(), cb, 1, ctx.clock()),
+      ])
+      expect(usages.map((u) => [u.billed, u.used, u.remaining])).toEqual([
+        [true, 7_998, 2_002],
+        [true, 1, 49_999],
+        [true, 7_999, 2_001],
+        [true, 8_001, 1_999],
+        [true, 2, 49_998],
+      ])
+      for (const r of ctx.deps.db.prepare('SELECT what FROM seen').pluck().all() as string[])
+        writes.push(r)
+      expect(writes.sort()).toEqual([
+        `day ${a.account.id}`,
+        `day ${b.account.id}`,
+        `month ${a.account.id}`,
+      ])
+      expect(counter(a.account.id)?.used).toBe(8_001)
+      const daily = ctx.deps.db
+        .prepare('SELECT account_id, used FROM usage_daily ORDER BY account_id')
+        .all()
+      expect(daily).toEqual([
+        { account_id: a.account.id, used: 4 },
+        { account_id: b.account.id, used: 2 },
+      ])
+      // 80 % of 10,000 is 8,000: the call that passed it (8,001) raised the alert, once
+      const alerts = ctx.deps.db.prepare('SELECT account_id, kind, used FROM quota_alerts').all()
+      expect(alerts).toEqual([{ account_id: a.account.id, kind: 'threshold_80', used: 8_001 }])
+    })
+
+    test('a run the cap refuses as a whole is metered call by call', async () => {
+      const { account, key } = ctx.account('free')
+      const caller = callerOf(key())
+      setUsed(account.id, '2026-11', 249)
+      const usages = await Promise.all([
+        meterGrouped(deps(), caller, 1, ctx.clock()),
+        meterGrouped(deps(), caller, 1, ctx.clock()),
+      ])
+      expect(usages.map((u) => [u.allowed, u.used])).toEqual([
+        [true, 250],
+        [false, 250],
+      ])
+      expect(counter(account.id)).toEqual({ used: 250, refused: 1 })
+      const kinds = ctx.deps.db
+        .prepare('SELECT kind, used FROM quota_alerts WHERE account_id = ? ORDER BY kind')
+        .all(account.id)
+      expect(kinds).toEqual([
+        { kind: 'exhausted', used: 250 },
+        { kind: 'threshold_80', used: 250 },
+      ])
     })
 
     test('a sandbox key is answered without a write', async () => {

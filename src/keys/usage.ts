@@ -163,10 +163,68 @@ function commitGroup(db: Sqlite, queue: Waiting[]): void {
 
 /**
  * The transaction body of `meter()` (a group of one) and `commitGroup()` (prepared once per
- * connection as `meterTx`): each call by its own conditional UPSERT, in order.
+ * connection as `meterTx`). Accounts' counters are independent, so each account's calls are
+ * metered together, in the order they came: with one conditional UPSERT for all of them when
+ * they can be (`meterRun`), else each by its own.
  */
-const meterGroup = (calls: readonly MeterCall[]): Usage[] =>
-  calls.map((c) => meterInTransaction(c.deps, c.caller, paramsOf(c), baseOf(c), c.at))
+function meterGroup(calls: readonly MeterCall[]): Usage[] {
+  if (calls.length === 1) return [meterOne(calls[0] as MeterCall)]
+  const byAccount = new Map<number, number[]>()
+  calls.forEach((c, i) => {
+    const at = byAccount.get(c.caller.accountId)
+    if (at) at.push(i)
+    else byAccount.set(c.caller.accountId, [i])
+  })
+  const usages: Usage[] = new Array<Usage>(calls.length)
+  for (const indexes of byAccount.values()) {
+    const run = indexes.map((i) => calls[i] as MeterCall)
+    meterRun(run).forEach((u, j) => (usages[indexes[j] as number] = u))
+  }
+  return usages
+}
+
+/** One call by its own conditional UPSERT. */
+const meterOne = (c: MeterCall): Usage =>
+  meterInTransaction(c.deps, c.caller, paramsOf(c), baseOf(c), c.at)
+
+/**
+ * One account's calls of a group, in their order, as exactly as one by one but with one UPSERT
+ * of the month's counter and one of the day's for all of them: the counter after each call is
+ * the count before the run plus the calls up to it, and the 80 % alert is the first call's that
+ * reached it. When the calls differ in day, cap or quota (a plan changed within the turn), or a
+ * hard cap refuses the whole run, each call is metered by its own UPSERT against the cap.
+ */
+function meterRun(run: readonly MeterCall[]): Usage[] {
+  const first = run[0] as MeterCall
+  const last = run[run.length - 1] as MeterCall
+  const day = isoDate(first.at)
+  const uniform = run.every(
+    (c) =>
+      c.caller.hardCap === first.caller.hardCap &&
+      c.caller.included === first.caller.included &&
+      isoDate(c.at) === day,
+  )
+  if (run.length === 1 || !uniform) return run.map(meterOne)
+  const s = stmts(first.deps.db)
+  const n = run.reduce((sum, c) => sum + c.n, 0)
+  const params = paramsOf({ ...last, n })
+  const row = s.meter.get(params) as { used: number } | undefined
+  if (!row) return run.map(meterOne)
+  s.daily.run({ accountId: first.caller.accountId, day, n })
+  let used = row.used - n
+  const usages = run.map((c) => usageOf(baseOf(c), (used += c.n), true, true))
+  const included = first.caller.included
+  const crossing = usages.findIndex((u) => u.used * 5 >= included * 4)
+  if (crossing >= 0) {
+    const c = run[crossing] as MeterCall
+    const at = (usages[crossing] as Usage).used
+    const fired = s.alert.get({ ...paramsOf(c), kind: 'threshold_80', used: at }) as
+      { id: number } | undefined
+    if (fired)
+      onAlert(c.deps, c.caller, 'quota.threshold_reached', params.period, at, c.at.getTime())
+  }
+  return usages
+}
 
 type MeterParams = {
   accountId: number

@@ -1,5 +1,5 @@
 /** Console users: admins (every account) and members (one account). Created by the CLI or an admin. */
-import { createHash, randomBytes } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
 import { DAY } from '../clock.ts'
 import type { Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
@@ -28,7 +28,7 @@ type Row = Omit<ConsoleUser, 'hasPassword'> & { hasPassword: number }
 const fromRow = (r: Row): ConsoleUser => ({ ...r, hasPassword: r.hasPassword === 1 })
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
-export const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex')
+export const tokenHash = (token: string) => hash('sha256', token, 'hex')
 
 export function normalizeEmail(email: string): string {
   const e = email.trim().toLowerCase()
