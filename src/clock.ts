@@ -23,11 +23,22 @@ export const HOUR = 3_600_000
 export const DAY = 24 * HOUR
 
 /** `YYYY-MM` of a date in UTC: the usage period. */
-export const periodOf = (d: Date) => d.toISOString().slice(0, 7)
+export const periodOf = (d: Date) => isoDate(d).slice(0, 7)
 
 /** 00:00 UTC on the 1st of the month after `d`: when quotas reset. */
 export const nextPeriodStart = (d: Date) =>
   new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1))
 
+/** The last day `isoDate` formatted (days since 1970 and its text): every request asks for today. */
+let lastDay = NaN
+let lastIso = ''
+
 /** `YYYY-MM-DD` of a date in UTC. */
-export const isoDate = (d: Date) => d.toISOString().slice(0, 10)
+export function isoDate(d: Date): string {
+  const day = Math.floor(d.getTime() / DAY)
+  if (day !== lastDay) {
+    lastIso = d.toISOString().slice(0, 10) // throws RangeError on an invalid date, as before
+    lastDay = day
+  }
+  return lastIso
+}
