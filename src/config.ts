@@ -46,7 +46,7 @@ export const Env = z.object({
   SYNC_MIN_FREE_MB: unsetIfEmpty(z.coerce.number().int().min(0).default(512)),
   SYNC_OOS_MIN_ROWS: unsetIfEmpty(z.coerce.number().int().min(0).default(10_000)),
   DATASET_MAX_AGE_HOURS: unsetIfEmpty(z.coerce.number().positive().default(72)),
-  RECORD_CACHE_ENTRIES: unsetIfEmpty(z.coerce.number().int().min(0).max(1_000_000).default(2000)),
+  RECORD_CACHE_ENTRIES: unsetIfEmpty(z.coerce.number().int().min(0).max(1_000_000).default(1000)),
   RECORD_WORKERS: unsetIfEmpty(z.coerce.number().int().min(0).max(16).optional()),
   HEAP_GROWING_PERCENT: unsetIfEmpty(z.coerce.number().int().min(0).max(400).default(50)),
 
