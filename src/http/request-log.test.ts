@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { LICENSING_FIXTURES } from '../testing/fmcsa-server.ts'
+import { createLogger } from '../log.ts'
 
 let ctx: TestContext
 beforeAll(async () => {
@@ -81,5 +82,47 @@ describe('one call charged, one metric counted', () => {
     // a sandbox key is never billed nor refused
     expect((await ctx.get('/v1/carrier/9000001', key('test'))).status).not.toBe(429)
     expect(await counter('cvk_billed_lookups_total')).toBe(billed + 5)
+  })
+})
+
+describe('the request line', () => {
+  test('one line per request with its fields, never a header, body or query; a 401 has no caller', async () => {
+    const lines: Record<string, unknown>[] = []
+    const sink = { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) }
+    const logged = await createTestContext({
+      liveDir: LICENSING_FIXTURES,
+      now: '2026-11-15T12:00:00Z',
+      log: createLogger('info', sink),
+    })
+    try {
+      const { account, key } = logged.account('professional')
+      const secret = key()
+      const res = await logged.get('/v1/carrier/1000002?crosscheck=false', secret)
+      expect(res.status).toBe(200)
+      const line = lines.find((l) => l.msg === 'request')
+      expect(line).toMatchObject({
+        level: 'info',
+        service: 'carrier-verify',
+        request_id: res.headers.get('x-request-id'),
+        method: 'GET',
+        route: '/v1/carrier/:dot',
+        status: 200,
+        account_id: account.id,
+      })
+      expect(typeof line?.duration_ms).toBe('number')
+      expect(typeof line?.key_id).toBe('number')
+      expect(typeof line?.time).toBe('string')
+      const text = JSON.stringify(lines)
+      expect(text).not.toContain(secret)
+      expect(text).not.toContain('crosscheck')
+      // a 401 has no caller: its line carries no account
+      expect((await logged.get('/v1/carrier/1000002', 'cvk_live_' + 'x'.repeat(43))).status).toBe(
+        401,
+      )
+      expect(lines.at(-1)).toMatchObject({ msg: 'request', status: 401, route: '/v1/*' })
+      expect(lines.at(-1)).not.toHaveProperty('account_id')
+    } finally {
+      logged.close()
+    }
   })
 })
