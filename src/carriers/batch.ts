@@ -394,12 +394,18 @@ export function verifyResponseBytes(body: VerifyResponse): Buffer<ArrayBuffer> {
     ),
   }
   const json = JSON.stringify(envelope)
-  const parts: Buffer[] = []
+  const pieces: string[] = []
   let from = 0
   for (const m of json.matchAll(new RegExp(`"${mark}:(\\d+)"`, 'g'))) {
-    parts.push(Buffer.from(json.slice(from, m.index)), Buffer.from(texts[Number(m[1])] ?? 'null'))
+    pieces.push(json.slice(from, m.index), texts[Number(m[1])] ?? 'null')
     from = m.index + m[0].length
   }
-  parts.push(Buffer.from(json.slice(from)))
-  return Buffer.concat(parts)
+  pieces.push(json.slice(from))
+  // one buffer of the exact size, each piece encoded into it once (no buffer per piece, no concat)
+  let size = 0
+  for (const p of pieces) size += Buffer.byteLength(p)
+  const out = Buffer.allocUnsafe(size)
+  let at = 0
+  for (const p of pieces) at += out.write(p, at)
+  return out.subarray(0, at)
 }

@@ -81,12 +81,16 @@ test('verifyResponseBytes equals JSON.stringify of the batch answer, whatever th
       { dot: 'nope' },
       { dot: '1000002' },
       { dot: '1000001' },
+      // multi-byte characters (two, three and four UTF-8 bytes) echoed in an item's input
+      { dot: 'Ünïcödé ✓ 🚚' },
     ],
     fromDotNumbers: false,
     crosscheck: undefined,
     requestId: 'batch-1',
   })
-  expect(verifyResponseBytes(body).toString('utf8')).toBe(JSON.stringify(body))
+  const bytes = verifyResponseBytes(body)
+  expect(bytes.toString('utf8')).toBe(JSON.stringify(body))
+  expect(bytes.length).toBe(Buffer.byteLength(JSON.stringify(body)))
   // an input that looks like a placeholder stays what it was
   const { body: odd } = await verifyBatch(ctx.deps, caller, {
     items: ['00000000-0000-0000-0000-000000000000:0', 1000004],

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { addReview, reviewInput } from '../reviews/reviews.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { findRecord } from './lookup.ts'
-import { getCompanyRecord } from './record.ts'
+import { getCompanyRecord, recordData } from './record.ts'
 import { cachedPerView, loadPerView } from './record-cache.ts'
 import type { Caller } from '../keys/keys.ts'
 import type { DataView } from '../db/datasets.ts'
@@ -40,6 +40,24 @@ test('a cached record equals the uncached assembly, on the first read and on eve
         findRecord(uncached.deps, callerOff, dot),
       )
   expect(findRecord(cached.deps, caller, 99_999_998)).toBeNull()
+})
+
+test("a record holds its data's keys in their order (no contacts), then trust and reviews", () => {
+  const view = uncached.deps.datasets.view('test')
+  const census = view.get('census')
+  if (!census) throw new Error('no sample census')
+  for (const dot of DOTS) {
+    const data = recordData({ today: '2026-11-15' }, view, census, dot)
+    if (!data) throw new Error(`no record data for ${dot}`)
+    const record = findRecord(uncached.deps, callerOff, dot)
+    const { contacts: _contacts, ...blocks } = data
+    expect(Object.keys(record ?? {}), `USDOT ${dot}`).toEqual([
+      ...Object.keys(blocks),
+      'trust',
+      'reviews',
+    ])
+    expect(record).toMatchObject(blocks)
+  }
 })
 
 test('a review stored after a cached read shows in the next read, with its Trust Score', () => {

@@ -204,9 +204,25 @@ export function completeRecord(
   reasons: readonly string[],
   memo = true,
 ): CompanyRecord {
-  const { contacts, ...blocks } = data
+  const contacts = data.contacts
+  // one literal of a fixed shape, keys in the order of `recordData` then trust and reviews (what
+  // `{ ...data minus contacts, trust, reviews }` gave, without its two copies of every key)
   const record: CompanyRecord = {
-    ...blocks,
+    dot_number: data.dot_number,
+    mc_number: data.mc_number,
+    legal_name: data.legal_name,
+    dba_name: data.dba_name,
+    entity_type: data.entity_type,
+    identity: data.identity,
+    contact: data.contact,
+    authority: data.authority,
+    insurance: data.insurance,
+    fleet: data.fleet,
+    safety: data.safety,
+    dotNumber: data.dotNumber,
+    source: data.source,
+    dataAsOf: data.dataAsOf,
+    facts: data.facts,
     trust: emptyTrust(),
     reviews: getReviewsBlock(deps.db, data.dotNumber, deps.reviewed),
   }
