@@ -171,8 +171,8 @@ function meterGroup(calls: readonly MeterCall[]): Usage[] {
   if (calls.length === 1) return [meterOne(calls[0] as MeterCall)]
   const byAccount = new Map<number, number[]>()
   calls.forEach((c, i) => {
-    const at = byAccount.get(c.caller.accountId)
-    if (at) at.push(i)
+    const indexes = byAccount.get(c.caller.accountId)
+    if (indexes) indexes.push(i)
     else byAccount.set(c.caller.accountId, [i])
   })
   const usages: Usage[] = new Array<Usage>(calls.length)
@@ -213,15 +213,10 @@ function meterRun(run: readonly MeterCall[]): Usage[] {
   s.daily.run({ accountId: first.caller.accountId, day, n })
   let used = row.used - n
   const usages = run.map((c) => usageOf(baseOf(c), (used += c.n), true, true))
-  const included = first.caller.included
-  const crossing = usages.findIndex((u) => u.used * 5 >= included * 4)
+  const crossing = usages.findIndex((u) => reached80(u.used, first.caller.included))
   if (crossing >= 0) {
     const c = run[crossing] as MeterCall
-    const at = (usages[crossing] as Usage).used
-    const fired = s.alert.get({ ...paramsOf(c), kind: 'threshold_80', used: at }) as
-      { id: number } | undefined
-    if (fired)
-      onAlert(c.deps, c.caller, 'quota.threshold_reached', params.period, at, c.at.getTime())
+    alertOnce(c.deps, c.caller, paramsOf(c), 'threshold_80', (usages[crossing] as Usage).used)
   }
   return usages
 }
@@ -244,22 +239,42 @@ function meterInTransaction(
   at: Date,
 ): Usage {
   const s = stmts(deps.db)
-  const { period, n, now } = params
   const row = s.meter.get(params) as { used: number } | undefined
   if (!row) {
     const used = (s.refused.get(params) as { used: number }).used
-    const fired = s.alert.get({ ...params, kind: 'exhausted', used }) as { id: number } | undefined
-    if (fired) onAlert(deps, caller, 'quota.exhausted', period, used, now)
+    alertOnce(deps, caller, params, 'exhausted', used)
     return usageOf(base, used, false, false)
   }
-  s.daily.run({ accountId: caller.accountId, day: isoDate(at), n })
+  s.daily.run({ accountId: caller.accountId, day: isoDate(at), n: params.n })
   const used = row.used
-  if (used * 5 >= caller.included * 4) {
-    const fired = s.alert.get({ ...params, kind: 'threshold_80', used }) as
-      { id: number } | undefined
-    if (fired) onAlert(deps, caller, 'quota.threshold_reached', period, used, now)
-  }
+  if (reached80(used, caller.included)) alertOnce(deps, caller, params, 'threshold_80', used)
   return usageOf(base, used, true, true)
+}
+
+/** Whether a month's count has reached 80 % of the plan's included calls. */
+const reached80 = (used: number, included: number) => used * 5 >= included * 4
+
+/**
+ * Records a quota alert once per account, month and kind (at the count `used`); the first time,
+ * logs it and sends its webhook event.
+ */
+function alertOnce(
+  deps: MeterDeps,
+  caller: Caller,
+  params: MeterParams,
+  kind: 'threshold_80' | 'exhausted',
+  used: number,
+): void {
+  const fired = stmts(deps.db).alert.get({ ...params, kind, used }) as { id: number } | undefined
+  if (fired)
+    onAlert(
+      deps,
+      caller,
+      kind === 'exhausted' ? 'quota.exhausted' : 'quota.threshold_reached',
+      params.period,
+      used,
+      params.now,
+    )
 }
 
 function onAlert(
