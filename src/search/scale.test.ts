@@ -406,3 +406,38 @@ test("the names holding the last word whole, taken from a complete read of the o
   expect(held).toBeGreaterThan(100)
   expect(accented).toBeGreaterThan(0)
 })
+
+test('a one-letter last word: its holders come from the rows the other words read, not from a read of their own', async () => {
+  const pairs = pairWordsOf(census())
+  // a common word (a pair word: in 1 name in 150 or more) and the first keystroke of the next
+  const common = [...pairs].filter((w) => /^[a-z]{2,}$/.test(w))
+  let checked = 0
+  for (const first of common)
+    for (const letter of 'ABCDEFGHIJKLMNOPRSTW') {
+      const text = `${first.toUpperCase()} ${letter}`
+      const split = splitLastWord(text, pairs)
+      if (!split) throw new Error(text)
+      // what the first block reads of the other words' matches (2 rows per wanted match)
+      const read = nameCandidates(census(), split.words, 400)
+      if (read.length < 400) continue // all read: FTS5 is not asked either way
+      const kept = read.filter((r) =>
+        [...words(r.legal_name), ...words(r.dba_name)].some((w) => w.startsWith(letter)),
+      )
+      if (kept.length <= 20) continue // page 1 reaches the second block (up to 1,050 rows)
+      const seen = new Set(read.map((r) => r.dot_number))
+      const { results } = await search(`q=${encodeURIComponent(text)}&limit=20`)
+      expect(results.length).toBe(20)
+      for (const r of results) {
+        const held = [...words(r.legal_name), ...words(r.dba_name)]
+        expect(held.some((w) => w.startsWith(letter))).toBe(true)
+        // read by the first block, or a leading match (read wherever it sits)
+        expect(
+          seen.has(Number(r.dot_number)) ||
+            [r.legal_name, r.dba_name].some((n) => words(n)[0] === first.toUpperCase()),
+          `${text}: ${r.dot_number} ${r.legal_name} / ${r.dba_name}`,
+        ).toBe(true)
+      }
+      checked++
+    }
+  expect(checked).toBeGreaterThan(5)
+})
