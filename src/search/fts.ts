@@ -145,6 +145,62 @@ export function expandPrefix(census: ActiveDataset, prefix: string): string[] {
   return (census.stmt(RANGE_SQL).all(prefix, prefix) as { term: string }[]).map((r) => r.term)
 }
 
+const PREFIX_TERMS_SQL = `SELECT term, docs FROM search_prefixes WHERE prefix = ?
+  ORDER BY docs DESC, term LIMIT ${MAX_PREFIX_TERMS_AFTER_WORDS + 1}`
+const RANGE_TERMS_SQL = `SELECT term, docs FROM search_terms WHERE term >= ? AND term < ? || char(1114111)
+  LIMIT ${MAX_PREFIX_TERMS_AFTER_WORDS + 1}`
+/**
+ * A last word whose completions are in at most this many names (summed over its terms) is read
+ * by FTS5 with the other words; above, the other words' rows are read and checked (see rankNames).
+ * A query's cost either way, at full scale: `WILLIAM B CHERRY` (369 names) 19 → 5.5 ms, `D&E
+ * PLUMBING` (70,760) 15 → 20 ms.
+ */
+export const RARE_COMPLETIONS = 10_000
+
+/**
+ * Every indexed term starting with a folded prefix (and the prefix itself), when they are few
+ * (at most MAX_PREFIX_TERMS_AFTER_WORDS) and in at most RARE_COMPLETIONS names together; else
+ * null. search_prefixes holds the 64 most frequent terms of a short prefix, so fewer than 17
+ * there is all of them.
+ */
+export function rareCompletions(census: ActiveDataset, prefix: string): string[] | null {
+  const rows = (
+    prefix.length <= SHORT_PREFIX
+      ? census.stmt(PREFIX_TERMS_SQL).all(prefix)
+      : census.stmt(RANGE_TERMS_SQL).all(prefix, prefix)
+  ) as { term: string; docs: number }[]
+  if (rows.length > MAX_PREFIX_TERMS_AFTER_WORDS) return null
+  let docs = 0
+  for (const r of rows) docs += r.docs
+  return docs <= RARE_COMPLETIONS ? [...new Set([prefix, ...rows.map((r) => r.term)])] : null
+}
+
+/** An AND of words and one of some terms (a last word's completions), staged form and all. */
+export function withCompletions(words: WordsMatch, terms: readonly string[]): WordsMatch {
+  const any = `{legal_name dba_name} : (${terms.map(phrase).join(' OR ')})`
+  return {
+    match: `${words.match} AND ${any}`,
+    staged: words.staged && { ...words.staged, match: `${words.staged.match} AND ${any}` },
+  }
+}
+
+const TERM_DOCS_SQL = 'SELECT docs FROM search_terms WHERE term = ?'
+
+/**
+ * At most how many names hold all these words (legal and DBA names together): the fewest names
+ * holding any one of their tokens (0 when a token is in no name).
+ */
+export function namesHoldingAtMost(census: ActiveDataset, words: readonly string[]): number {
+  let fewest = Infinity
+  for (const w of words)
+    for (const t of fold(w).split(/[^\p{L}\p{N}]+/u)) {
+      if (t === '') continue
+      const docs = census.stmt(TERM_DOCS_SQL).pluck().get(t) as number | undefined
+      fewest = Math.min(fewest, docs ?? 0)
+    }
+  return fewest
+}
+
 export interface NameCandidate {
   dot_number: number
   legal_name: string | null

@@ -9,6 +9,7 @@ import type Database from 'better-sqlite3'
 import { z } from 'zod'
 import { findCensusRow, usdotStatusOf, type CensusRow } from '../census/census.ts'
 import { censusEntityType } from '../census/entity.ts'
+import { fold } from '../census/search-index.ts'
 import { UsdotStatus } from '../census/schema.ts'
 import { docketCandidates, parseIdentifier } from '../carriers/docket.ts'
 import { entityTypes } from '../carriers/entity.ts'
@@ -23,7 +24,11 @@ import {
   holdsWords,
   nameCandidates,
   normalizeName,
+  namesHoldingAtMost,
   pairWordsOf,
+  rareCompletions,
+  withCompletions,
+  queryWords,
   tag,
   tagKindsOf,
   toFtsQuery,
@@ -249,12 +254,21 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
   }
   // several words: FTS5 matches the whole words, the last word's prefix is checked here
   const split = splitLastWord(p.q, pairWordsOf(census))
+  // a last word few names hold a word starting with: FTS5 reads all its completions with the
+  // other words (a few short posting lists), so every row read is a match
+  const last = split ? fold(split.lastWord) : ''
+  const completions = /^[a-z0-9]+$/.test(last) ? rareCompletions(census, last) : null
   const lastOk = split
     ? (r: NameCandidate) =>
         ` ${normalizeName(r.legal_name ?? '')}`.includes(` ${split.last}`) ||
         ` ${normalizeName(r.dba_name ?? '')}`.includes(` ${split.last}`)
     : () => true
-  const expr = filterWords(split ? split.words : match)
+  const words = split && completions ? withCompletions(split.words, completions) : split?.words
+  const expr = filterWords(words ?? match)
+  // other words held by few names (at most CANDIDATES): block 1 reads them all, then every list
+  // is complete and the names holding the last word whole are among them (no FTS5 read of it)
+  const rareWords =
+    split !== null && namesHoldingAtMost(census, queryWords(p.q).slice(0, -1)) <= CANDIDATES
   // reads from FTS5 for `want` matches (several words: a bounded multiple, then the check)
   let exhausted = false
   // the main expression's rows read for block 1, and where they stop: block 2 reads on from there
@@ -262,7 +276,12 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
   const mainEnd: ReadPosition = { tier: 0, after: 0 }
   const read = (e: string | WordsMatch, want: number, main = false) => {
     // several words: block 1 reads a multiple of what it keeps; block 2 at most CANDIDATES rows
-    const limit = split ? Math.min(want * SPLIT_READ, CANDIDATES) : want
+    const limit =
+      split && main && rareWords
+        ? CANDIDATES + 1
+        : split && !completions
+          ? Math.min(want * SPLIT_READ, CANDIDATES)
+          : want
     const rows = main
       ? [
           ...mainRows,
@@ -286,7 +305,7 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
       .filter((r) => !seen.has(r.dot_number) && (seen.add(r.dot_number), true))
       .map((r, i) => ({ r, i, score: scoreCandidate(qNorm, r.legal_name, r.dba_name, r.active) }))
       .sort((a, b) => b.score - a.score || a.i - b.i)
-  const leading = leadingMatch(p.q, expand, split?.words ?? null)
+  const leading = leadingMatch(p.q, expand, words ?? null)
   const head = read(expr, FIRST_BLOCK, true)
   // the names holding the last word whole: when the read of the other words got all their
   // matches, they are those of its rows holding it (in the same order), and FTS5 need not

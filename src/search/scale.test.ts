@@ -19,14 +19,16 @@ import {
   expandPrefix,
   holdsWords,
   nameCandidates,
+  namesHoldingAtMost,
   pairWordsOf,
+  rareCompletions,
   splitLastWord,
   tagKindsOf,
   type ReadPosition,
   type WordsMatch,
 } from './fts.ts'
 import { SearchResponse } from './page.ts'
-import { searchCompanies } from './query.ts'
+import { CANDIDATES, searchCompanies } from './query.ts'
 
 /** [limit, budget] pairs of the read tests: no budget, a small page, a budget spent, a budget of 1. */
 const READ_CASES = [
@@ -417,9 +419,11 @@ test('a one-letter last word: its holders come from the rows the other words rea
       const text = `${first.toUpperCase()} ${letter}`
       const split = splitLastWord(text, pairs)
       if (!split) throw new Error(text)
-      // what the first block reads of the other words' matches (2 rows per wanted match)
-      const read = nameCandidates(census(), split.words, 400)
-      if (read.length < 400) continue // all read: FTS5 is not asked either way
+      // what the first block reads of the other words' matches: all of them when few names hold
+      // the words, else 2 rows per wanted match
+      const n = namesHoldingAtMost(census(), [first]) <= CANDIDATES ? CANDIDATES + 1 : 400
+      const read = nameCandidates(census(), split.words, n)
+      if (read.length < n) continue // all read: FTS5 is not asked either way
       const kept = read.filter((r) =>
         [...words(r.legal_name), ...words(r.dba_name)].some((w) => w.startsWith(letter)),
       )
@@ -440,4 +444,123 @@ test('a one-letter last word: its holders come from the rows the other words rea
       checked++
     }
   expect(checked).toBeGreaterThan(5)
+})
+
+describe('several words: how the matches are read depends on how many names hold them, never what they are', () => {
+  const tokens = (s: string | null) =>
+    (s ?? '')
+      .toLowerCase()
+      .split(/[^a-z0-9]+/)
+      .filter(Boolean)
+  /** every name match of q, over all the pages a cursor reaches */
+  const allMatches = (q: string): number[] => {
+    const view = ctx.deps.datasets.view('live')
+    const out: number[] = []
+    for (let offset: number | null = 0; offset !== null;) {
+      const page = searchCompanies(view, { q, limit: 50, offset, today: '2026-11-27' })
+      out.push(...page.results.filter((r) => r.match === 'name').map((r) => Number(r.dot_number)))
+      offset = page.nextOffset
+    }
+    return out
+  }
+  const names = () =>
+    census().db.prepare('SELECT dot_number, legal_name, dba_name FROM companies').all() as {
+      dot_number: number
+      legal_name: string | null
+      dba_name: string | null
+    }[]
+  /** the names holding `word` and a word starting with `prefix` (ASCII names: their tokens) */
+  const holders = (word: string, prefix: string) =>
+    names()
+      .filter((r) => {
+        const t = [...tokens(r.legal_name), ...tokens(r.dba_name)]
+        return t.includes(word) && t.some((x) => x.startsWith(prefix))
+      })
+      .map((r) => r.dot_number)
+      .sort((a, b) => a - b)
+
+  test('a last word with few completions (FTS5 reads them with the other words) finds every holder', () => {
+    const c = census()
+    // the most common words (more names than a first block reads) and some held by fewer
+    const words = [...pairWordsOf(c)]
+      .filter((w) => /^[a-z]{3,}$/.test(w))
+      .map((w) => ({ w, n: namesHoldingAtMost(c, [w]) }))
+      .sort((a, b) => b.n - a.n)
+      .filter((_, i) => i < 4 || i % 10 === 0)
+      .map((x) => x.w)
+    expect(namesHoldingAtMost(c, [words[0] ?? ''])).toBeGreaterThan(CANDIDATES)
+    // completions of 3-letter prefixes of the data's words: few terms, few names at this scale
+    const prefixes = (
+      c.db
+        .prepare(
+          `SELECT DISTINCT substr(term, 1, 3) AS p FROM search_terms
+           WHERE length(term) >= 5 AND term GLOB '[a-z]*' AND docs BETWEEN 3 AND 40 LIMIT 15`,
+        )
+        .all() as { p: string }[]
+    ).map((r) => r.p)
+    let checked = 0
+    let found = 0
+    for (const word of words)
+      for (const prefix of prefixes) {
+        if (!rareCompletions(c, prefix)) continue
+        const want = holders(word, prefix)
+        if (want.length > 1000) continue // beyond what paging reaches
+        const got = allMatches(`${word.toUpperCase()} ${prefix.toUpperCase()}`).sort(
+          (a, b) => a - b,
+        )
+        expect(got, `${word} ${prefix}`).toEqual(want)
+        checked++
+        found += got.length
+      }
+    expect(checked).toBeGreaterThan(20)
+    expect(found).toBeGreaterThan(20)
+  })
+
+  test('a prefix with many completions (checked on the names read) finds every holder too', () => {
+    const c = census()
+    const rare = (
+      c.db
+        .prepare(
+          `SELECT term FROM search_terms WHERE docs BETWEEN 20 AND 300 AND term GLOB '[a-z][a-z][a-z]*'
+           ORDER BY docs DESC LIMIT 12`,
+        )
+        .all() as { term: string }[]
+    ).map((r) => r.term)
+    let checked = 0
+    for (const word of rare)
+      for (const prefix of ['s', 'c', 'tr', 'l']) {
+        expect(rareCompletions(c, prefix), prefix).toBeNull()
+        // the other word is held by few names: the first block reads them all
+        expect(namesHoldingAtMost(c, [word])).toBeLessThanOrEqual(CANDIDATES)
+        const want = holders(word, prefix)
+        const got = allMatches(`${word.toUpperCase()} ${prefix.toUpperCase()}`).sort(
+          (a, b) => a - b,
+        )
+        expect(got, `${word} ${prefix}`).toEqual(want)
+        checked += want.length > 0 ? 1 : 0
+      }
+    expect(checked).toBeGreaterThan(10)
+  })
+
+  test('rareCompletions: every term of a prefix when they are few and rare, else null', () => {
+    const c = census()
+    const all = (p: string) =>
+      (
+        c.db
+          .prepare(`SELECT term FROM search_terms WHERE term >= ? AND term < ? || char(1114111)`)
+          .all(p, p) as { term: string }[]
+      ).map((r) => r.term)
+    expect(rareCompletions(c, 't')).toBeNull() // far more than 16 terms
+    let some = 0
+    for (const p of ['zqx', 'xyl', 'qua', 'kal', 'flok', 'podr', 'gaan']) {
+      const terms = all(p)
+      const got = rareCompletions(c, p)
+      if (terms.length > 16) expect(got, p).toBeNull()
+      else {
+        expect(new Set(got), p).toEqual(new Set([p, ...terms]))
+        some++
+      }
+    }
+    expect(some).toBeGreaterThan(2)
+  })
 })
