@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -61,12 +61,33 @@ describe('startWorker', () => {
       const helper = new URL('./worker-module.ts', import.meta.url).href
       writeFileSync(
         file,
-        `import { getPriority } from 'node:os'\nimport { parentPort } from 'node:worker_threads'\nimport { yieldToRequests } from ${JSON.stringify(helper)}\nyieldToRequests()\nparentPort?.postMessage(getPriority())\n`,
+        `import { readFileSync } from 'node:fs'
+import { getPriority } from 'node:os'
+import { parentPort } from 'node:worker_threads'
+import { yieldToRequests } from ${JSON.stringify(helper)}
+// the scheduling policy of a thread: field 41 of its stat line (0 normal, 5 SCHED_IDLE)
+const policy = () => {
+  const s = readFileSync('/proc/thread-self/stat', 'utf8')
+  return Number(s.slice(s.lastIndexOf(')') + 2).split(' ')[38])
+}
+const before = policy()
+yieldToRequests()
+parentPort?.postMessage({ nice: getPriority(), before, after: policy() })
+`,
       )
       const before = getPriority()
       const w = startWorker(pathToFileURL(file).href, { workerData: {} })
-      expect(await firstMessage(w)).toBe(IMPORT_THREAD_NICE)
+      // SCHED_IDLE where util-linux's chrt is installed (Debian, the Docker image), else the nice value alone
+      const chrt = ['/usr/bin/chrt', '/bin/chrt'].some((p) => existsSync(p))
+      expect(await firstMessage(w)).toEqual({
+        nice: IMPORT_THREAD_NICE,
+        before: 0,
+        after: chrt ? 5 : 0,
+      })
       expect(getPriority()).toBe(before)
+      // the serving thread keeps the normal policy
+      const stat = readFileSync('/proc/thread-self/stat', 'utf8')
+      expect(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[38])).toBe(0)
     },
   )
 })

@@ -3,6 +3,8 @@
  * sources under tsx (development, tests, `npm start`) and as compiled JavaScript in dist/ (the
  * Docker image, which has neither tsx nor the sources).
  */
+import { execFileSync } from 'node:child_process'
+import { readlinkSync } from 'node:fs'
 import { setPriority } from 'node:os'
 import { Worker, type WorkerOptions } from 'node:worker_threads'
 
@@ -39,11 +41,25 @@ export const IMPORT_THREAD_NICE = 19
  * thread only (Linux nice values are per thread), so while a dataset builds, lookups served by
  * the main thread of the same process, or by another process, get the CPU first. A platform that
  * refuses it leaves the priority as it was.
+ *
+ * On Linux the thread also takes the SCHED_IDLE policy (util-linux `chrt`, in every Debian
+ * image), whose weight is a fifth of nice 19's and which a waking request thread preempts at
+ * once. In four alternating pairs of 10 s of lookups at 32 connections during a full census
+ * import, the server answered 2,242–2,396/s with its import threads idle-policy against
+ * 2,038–2,178/s at nice 19 (p99 38–49 ms both ways). Without `chrt` the nice value alone.
  */
 export function yieldToRequests(): void {
   try {
     setPriority(IMPORT_THREAD_NICE)
   } catch {
     // lowering one's own priority is always allowed on Linux; elsewhere it is best effort
+  }
+  if (process.platform !== 'linux') return
+  try {
+    // "<pid>/task/<tid>": this thread's id, which Node does not expose otherwise
+    const tid = readlinkSync('/proc/thread-self').split('/').at(-1) ?? ''
+    execFileSync('chrt', ['--idle', '--pid', '0', tid], { stdio: 'ignore', timeout: 5_000 })
+  } catch {
+    // no chrt, or no /proc: the nice value alone
   }
 }
