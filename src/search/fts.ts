@@ -133,22 +133,31 @@ export function pairCondition(
     .join(' AND ')
 }
 
-const PREFIX_SQL = `SELECT term FROM search_prefixes WHERE prefix = ?
+const PREFIX_SQL = `SELECT term, docs FROM search_prefixes WHERE prefix = ?
   ORDER BY docs DESC, term LIMIT ${MAX_PREFIX_TERMS}`
-const RANGE_SQL = `SELECT term FROM search_terms WHERE term >= ? AND term < ? || char(1114111)
+const RANGE_SQL = `SELECT term, docs FROM search_terms WHERE term >= ? AND term < ? || char(1114111)
   ORDER BY docs DESC, term LIMIT ${MAX_PREFIX_TERMS}`
+
+/** An indexed term and the number of names holding it. */
+export interface PrefixTerm {
+  term: string
+  docs: number
+}
+
+/** The most frequent indexed terms starting with a folded prefix (at most MAX_PREFIX_TERMS). */
+export function prefixTerms(census: ActiveDataset, prefix: string): PrefixTerm[] {
+  return (
+    prefix.length <= SHORT_PREFIX
+      ? census.stmt(PREFIX_SQL).all(prefix)
+      : census.stmt(RANGE_SQL).all(prefix, prefix)
+  ) as PrefixTerm[]
+}
 
 /** The most frequent indexed terms starting with a folded prefix. */
 export function expandPrefix(census: ActiveDataset, prefix: string): string[] {
-  if (prefix.length <= SHORT_PREFIX)
-    return (census.stmt(PREFIX_SQL).all(prefix) as { term: string }[]).map((r) => r.term)
-  return (census.stmt(RANGE_SQL).all(prefix, prefix) as { term: string }[]).map((r) => r.term)
+  return prefixTerms(census, prefix).map((r) => r.term)
 }
 
-const PREFIX_TERMS_SQL = `SELECT term, docs FROM search_prefixes WHERE prefix = ?
-  ORDER BY docs DESC, term LIMIT ${MAX_PREFIX_TERMS_AFTER_WORDS + 1}`
-const RANGE_TERMS_SQL = `SELECT term, docs FROM search_terms WHERE term >= ? AND term < ? || char(1114111)
-  LIMIT ${MAX_PREFIX_TERMS_AFTER_WORDS + 1}`
 /**
  * A last word whose completions are in at most this many names (summed over its terms) is read
  * by FTS5 with the other words; above, the other words' rows are read and checked (see rankNames).
@@ -158,21 +167,16 @@ const RANGE_TERMS_SQL = `SELECT term, docs FROM search_terms WHERE term >= ? AND
 export const RARE_COMPLETIONS = 10_000
 
 /**
- * Every indexed term starting with a folded prefix (and the prefix itself), when they are few
- * (at most MAX_PREFIX_TERMS_AFTER_WORDS) and in at most RARE_COMPLETIONS names together; else
- * null. search_prefixes holds the 64 most frequent terms of a short prefix, so fewer than 17
- * there is all of them.
+ * Every indexed term starting with a folded prefix (and the prefix itself), given its
+ * `prefixTerms`, when they are few (at most MAX_PREFIX_TERMS_AFTER_WORDS, so the list, capped
+ * at MAX_PREFIX_TERMS, holds all of them) and in at most RARE_COMPLETIONS names together; else
+ * null.
  */
-export function rareCompletions(census: ActiveDataset, prefix: string): string[] | null {
-  const rows = (
-    prefix.length <= SHORT_PREFIX
-      ? census.stmt(PREFIX_TERMS_SQL).all(prefix)
-      : census.stmt(RANGE_TERMS_SQL).all(prefix, prefix)
-  ) as { term: string; docs: number }[]
-  if (rows.length > MAX_PREFIX_TERMS_AFTER_WORDS) return null
+export function rareCompletions(prefix: string, terms: readonly PrefixTerm[]): string[] | null {
+  if (terms.length > MAX_PREFIX_TERMS_AFTER_WORDS) return null
   let docs = 0
-  for (const r of rows) docs += r.docs
-  return docs <= RARE_COMPLETIONS ? [...new Set([prefix, ...rows.map((r) => r.term)])] : null
+  for (const r of terms) docs += r.docs
+  return docs <= RARE_COMPLETIONS ? [...new Set([prefix, ...terms.map((r) => r.term)])] : null
 }
 
 /** An AND of words and one of some terms (a last word's completions), staged form and all. */

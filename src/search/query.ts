@@ -19,13 +19,13 @@ import { AppError } from '../errors.ts'
 import { OwnedLru } from '../lru.ts'
 import { getLicensing } from '../licensing/record.ts'
 import {
-  expandPrefix,
   hasSearchIndex,
   holdsWords,
   nameCandidates,
   normalizeName,
   namesHoldingAtMost,
   pairWordsOf,
+  prefixTerms,
   rareCompletions,
   withCompletions,
   queryWords,
@@ -35,6 +35,7 @@ import {
   splitLastWord,
   toLeadingFtsQuery,
   type NameCandidate,
+  type PrefixTerm,
   type ReadPosition,
   type WordsMatch,
 } from './fts.ts'
@@ -213,7 +214,15 @@ function leadingMatch(
 
 function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranked {
   const empty = { dots: new Int32Array(0), scores: new Float64Array(0), complete: true }
-  const expand = (prefix: string) => expandPrefix(census, prefix)
+  // each prefix's terms read once per search (the FTS5 query, the leading match and the
+  // completions all ask for the last word's)
+  const expansions = new Map<string, PrefixTerm[]>()
+  const termsOf = (prefix: string) => {
+    let terms = expansions.get(prefix)
+    if (!terms) expansions.set(prefix, (terms = prefixTerms(census, prefix)))
+    return terms
+  }
+  const expand = (prefix: string) => termsOf(prefix).map((r) => r.term)
   const match = toFtsQuery(p.q, expand)
   if (match === null) return empty
   // filters that most names pass (carrier, US) are checked on the rows read (a Staged read): their
@@ -257,7 +266,7 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
   // a last word few names hold a word starting with: FTS5 reads all its completions with the
   // other words (a few short posting lists), so every row read is a match
   const last = split ? fold(split.lastWord) : ''
-  const completions = /^[a-z0-9]+$/.test(last) ? rareCompletions(census, last) : null
+  const completions = /^[a-z0-9]+$/.test(last) ? rareCompletions(last, termsOf(last)) : null
   const lastOk = split
     ? (r: NameCandidate) =>
         ` ${normalizeName(r.legal_name ?? '')}`.includes(` ${split.last}`) ||

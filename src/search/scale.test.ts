@@ -21,6 +21,7 @@ import {
   nameCandidates,
   namesHoldingAtMost,
   pairWordsOf,
+  prefixTerms,
   rareCompletions,
   splitLastWord,
   tagKindsOf,
@@ -502,7 +503,7 @@ describe('several words: how the matches are read depends on how many names hold
     let found = 0
     for (const word of words)
       for (const prefix of prefixes) {
-        if (!rareCompletions(c, prefix)) continue
+        if (!rareCompletions(prefix, prefixTerms(c, prefix))) continue
         const want = holders(word, prefix)
         if (want.length > 1000) continue // beyond what paging reaches
         const got = allMatches(`${word.toUpperCase()} ${prefix.toUpperCase()}`).sort(
@@ -529,7 +530,7 @@ describe('several words: how the matches are read depends on how many names hold
     let checked = 0
     for (const word of rare)
       for (const prefix of ['s', 'c', 'tr', 'l']) {
-        expect(rareCompletions(c, prefix), prefix).toBeNull()
+        expect(rareCompletions(prefix, prefixTerms(c, prefix)), prefix).toBeNull()
         // the other word is held by few names: the first block reads them all
         expect(namesHoldingAtMost(c, [word])).toBeLessThanOrEqual(CANDIDATES)
         const want = holders(word, prefix)
@@ -550,11 +551,11 @@ describe('several words: how the matches are read depends on how many names hold
           .prepare(`SELECT term FROM search_terms WHERE term >= ? AND term < ? || char(1114111)`)
           .all(p, p) as { term: string }[]
       ).map((r) => r.term)
-    expect(rareCompletions(c, 't')).toBeNull() // far more than 16 terms
+    expect(rareCompletions('t', prefixTerms(c, 't'))).toBeNull() // far more than 16 terms
     let some = 0
     for (const p of ['zqx', 'xyl', 'qua', 'kal', 'flok', 'podr', 'gaan']) {
       const terms = all(p)
-      const got = rareCompletions(c, p)
+      const got = rareCompletions(p, prefixTerms(c, p))
       if (terms.length > 16) expect(got, p).toBeNull()
       else {
         expect(new Set(got), p).toEqual(new Set([p, ...terms]))
