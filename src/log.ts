@@ -16,6 +16,16 @@ export const REDACT = [
   'adminToken',
 ]
 
+/**
+ * Log lines are written to stderr in batches of at least this many bytes (one write for about 20
+ * request lines instead of one each: a write per line cost a lookup about 35 µs of the serving
+ * thread's CPU at full load)...
+ */
+export const LOG_BATCH_BYTES = 4096
+/** ...and at most this late when traffic is too light to fill a batch. pino writes what is left
+ * when the process exits (also after an uncaught error); a SIGKILL loses at most this much. */
+export const LOG_FLUSH_MS = 250
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
     {
@@ -25,7 +35,13 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination ?? pino.destination({ dest: 2, sync: false }),
+    destination ??
+      pino.destination({
+        dest: 2,
+        sync: false,
+        minLength: LOG_BATCH_BYTES,
+        periodicFlush: LOG_FLUSH_MS,
+      }),
   )
 }
 
