@@ -331,7 +331,10 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
       : nameCandidates(census, filterWords(split.whole), FIRST_BLOCK, p.status)
   const first = rank([...(leading ? read(filterWords(leading), LEADING) : []), ...whole, ...head])
   let list = first
-  let complete = exhausted
+  // a one-letter last word is a keystroke, not a word to page through: the rows block 1 read are
+  // its list (block 2 would read CANDIDATES rows of the other words to check one letter on each,
+  // 5-9 ms of a `TEXAS M` or `EAGLE J` with a filter, for matches the next keystroke narrows)
+  let complete = exhausted || split?.last.length === 1
   if (depth > first.length && !complete) {
     list = [...first, ...rank(read(expr, CANDIDATES, true))]
     complete = true

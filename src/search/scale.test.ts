@@ -29,7 +29,7 @@ import {
   type WordsMatch,
 } from './fts.ts'
 import { SearchResponse } from './page.ts'
-import { CANDIDATES, searchCompanies } from './query.ts'
+import { CANDIDATES, FIRST_BLOCK, searchCompanies } from './query.ts'
 
 /** [limit, budget] pairs of the read tests: no budget, a small page, a budget spent, a budget of 1. */
 const READ_CASES = [
@@ -445,6 +445,63 @@ test('a one-letter last word: its holders come from the rows the other words rea
       checked++
     }
   expect(checked).toBeGreaterThan(5)
+})
+
+test('a one-letter last word: the rows the first block read are its whole list, however few match', () => {
+  const pairs = pairWordsOf(census())
+  const common = [...pairs].filter((w) => /^[a-z]{2,}$/.test(w))
+  let checked = 0
+  let beyond = 0
+  for (const first of common)
+    for (const letter of 'ABCDEFGHIJKLMNOPRSTW') {
+      const text = `${first.toUpperCase()} ${letter}`
+      const split = splitLastWord(text, pairs)
+      if (!split) throw new Error(text)
+      const n = namesHoldingAtMost(census(), [first]) <= CANDIDATES ? CANDIDATES + 1 : 400
+      const read = nameCandidates(census(), split.words, n)
+      if (read.length < n) continue // every match read: the list is complete anyway
+      const kept = read.filter((r) =>
+        [...words(r.legal_name), ...words(r.dba_name)].some((w) => w.startsWith(letter)),
+      )
+      // the names a second block (up to CANDIDATES rows) would have added
+      const more = nameCandidates(census(), split.words, CANDIDATES)
+        .slice(n)
+        .filter((r) =>
+          [...words(r.legal_name), ...words(r.dba_name)].some((w) => w.startsWith(letter)),
+        )
+      beyond += more.length
+      // every page a cursor reaches
+      const listed: number[] = []
+      for (let offset: number | null = 0; offset !== null;) {
+        const page = searchCompanies(ctx.deps.datasets.view('live'), {
+          q: text,
+          limit: 50,
+          offset,
+          today: '2026-11-27',
+        })
+        listed.push(
+          ...page.results.filter((r) => r.match === 'name').map((r) => Number(r.dot_number)),
+        )
+        offset = page.nextOffset
+      }
+      const seen = new Set(read.map((r) => r.dot_number))
+      const leading = (dot: number) => {
+        const c = findCensusRow(census(), dot)
+        return [c?.legal_name ?? null, c?.dba_name ?? null].some(
+          (name) => words(name)[0] === first.toUpperCase(),
+        )
+      }
+      // the rows read that hold the letter (the first FIRST_BLOCK of them), and no row past them
+      // but a leading match
+      expect(listed, text).toEqual(
+        expect.arrayContaining(kept.slice(0, FIRST_BLOCK).map((r) => r.dot_number)),
+      )
+      for (const dot of listed) expect(seen.has(dot) || leading(dot), `${text}: ${dot}`).toBe(true)
+      checked++
+    }
+  expect(checked).toBeGreaterThan(5)
+  // a second block would have found more: the rule is what keeps them out
+  expect(beyond).toBeGreaterThan(0)
 })
 
 describe('several words: how the matches are read depends on how many names hold them, never what they are', () => {
