@@ -410,95 +410,87 @@ test("the names holding the last word whole, taken from a complete read of the o
   expect(accented).toBeGreaterThan(0)
 })
 
-test('a one-letter last word: its holders come from the rows the other words read, not from a read of their own', async () => {
+/** Whether a name holds a word starting with `letter`. */
+const holdsLetter = (r: { legal_name: string | null; dba_name: string | null }, letter: string) =>
+  [...words(r.legal_name), ...words(r.dba_name)].some((w) => w.startsWith(letter))
+
+/**
+ * `<common word> <letter>` searches (a pair word: in 1 name in 150 or more, and the first
+ * keystroke of the next word) whose first block does not read all the word's matches: the rows
+ * it reads (all of them when few names hold the word, else 2 rows per wanted match), and those
+ * holding the letter.
+ */
+function* oneLetterSearches() {
   const pairs = pairWordsOf(census())
-  // a common word (a pair word: in 1 name in 150 or more) and the first keystroke of the next
-  const common = [...pairs].filter((w) => /^[a-z]{2,}$/.test(w))
-  let checked = 0
-  for (const first of common)
+  for (const first of [...pairs].filter((w) => /^[a-z]{2,}$/.test(w)))
     for (const letter of 'ABCDEFGHIJKLMNOPRSTW') {
       const text = `${first.toUpperCase()} ${letter}`
       const split = splitLastWord(text, pairs)
       if (!split) throw new Error(text)
-      // what the first block reads of the other words' matches: all of them when few names hold
-      // the words, else 2 rows per wanted match
       const n = namesHoldingAtMost(census(), [first]) <= CANDIDATES ? CANDIDATES + 1 : 400
       const read = nameCandidates(census(), split.words, n)
-      if (read.length < n) continue // all read: FTS5 is not asked either way
-      const kept = read.filter((r) =>
-        [...words(r.legal_name), ...words(r.dba_name)].some((w) => w.startsWith(letter)),
-      )
-      if (kept.length <= 20) continue // page 1 reaches the second block (up to 1,050 rows)
-      const seen = new Set(read.map((r) => r.dot_number))
-      const { results } = await search(`q=${encodeURIComponent(text)}&limit=20`)
-      expect(results.length).toBe(20)
-      for (const r of results) {
-        const held = [...words(r.legal_name), ...words(r.dba_name)]
-        expect(held.some((w) => w.startsWith(letter))).toBe(true)
-        // read by the first block, or a leading match (read wherever it sits)
-        expect(
-          seen.has(Number(r.dot_number)) ||
-            [r.legal_name, r.dba_name].some((n) => words(n)[0] === first.toUpperCase()),
-          `${text}: ${r.dot_number} ${r.legal_name} / ${r.dba_name}`,
-        ).toBe(true)
-      }
-      checked++
+      if (read.length < n) continue // all read: the list is complete, FTS5 is not asked
+      const kept = read.filter((r) => holdsLetter(r, letter))
+      yield { first: first.toUpperCase(), letter, text, split, n, read, kept }
     }
+}
+
+test('a one-letter last word: its holders come from the rows the other words read, not from a read of their own', async () => {
+  let checked = 0
+  for (const { first, letter, text, read, kept } of oneLetterSearches()) {
+    if (kept.length <= 20) continue // page 1 is not full from the first block
+    const seen = new Set(read.map((r) => r.dot_number))
+    const { results } = await search(`q=${encodeURIComponent(text)}&limit=20`)
+    expect(results.length).toBe(20)
+    for (const r of results) {
+      expect(holdsLetter(r, letter)).toBe(true)
+      // read by the first block, or a leading match (read wherever it sits)
+      expect(
+        seen.has(Number(r.dot_number)) ||
+          [r.legal_name, r.dba_name].some((n) => words(n)[0] === first),
+        `${text}: ${r.dot_number} ${r.legal_name} / ${r.dba_name}`,
+      ).toBe(true)
+    }
+    checked++
+  }
   expect(checked).toBeGreaterThan(5)
 })
 
 test('a one-letter last word: the rows the first block read are its whole list, however few match', () => {
-  const pairs = pairWordsOf(census())
-  const common = [...pairs].filter((w) => /^[a-z]{2,}$/.test(w))
   let checked = 0
   let beyond = 0
-  for (const first of common)
-    for (const letter of 'ABCDEFGHIJKLMNOPRSTW') {
-      const text = `${first.toUpperCase()} ${letter}`
-      const split = splitLastWord(text, pairs)
-      if (!split) throw new Error(text)
-      const n = namesHoldingAtMost(census(), [first]) <= CANDIDATES ? CANDIDATES + 1 : 400
-      const read = nameCandidates(census(), split.words, n)
-      if (read.length < n) continue // every match read: the list is complete anyway
-      const kept = read.filter((r) =>
-        [...words(r.legal_name), ...words(r.dba_name)].some((w) => w.startsWith(letter)),
+  for (const { first, letter, text, split, n, read, kept } of oneLetterSearches()) {
+    // the names a second block (up to CANDIDATES rows) would have added
+    beyond += nameCandidates(census(), split.words, CANDIDATES)
+      .slice(n)
+      .filter((r) => holdsLetter(r, letter)).length
+    // every page a cursor reaches
+    const listed: number[] = []
+    for (let offset: number | null = 0; offset !== null;) {
+      const page = searchCompanies(ctx.deps.datasets.view('live'), {
+        q: text,
+        limit: 50,
+        offset,
+        today: '2026-11-27',
+      })
+      listed.push(
+        ...page.results.filter((r) => r.match === 'name').map((r) => Number(r.dot_number)),
       )
-      // the names a second block (up to CANDIDATES rows) would have added
-      const more = nameCandidates(census(), split.words, CANDIDATES)
-        .slice(n)
-        .filter((r) =>
-          [...words(r.legal_name), ...words(r.dba_name)].some((w) => w.startsWith(letter)),
-        )
-      beyond += more.length
-      // every page a cursor reaches
-      const listed: number[] = []
-      for (let offset: number | null = 0; offset !== null;) {
-        const page = searchCompanies(ctx.deps.datasets.view('live'), {
-          q: text,
-          limit: 50,
-          offset,
-          today: '2026-11-27',
-        })
-        listed.push(
-          ...page.results.filter((r) => r.match === 'name').map((r) => Number(r.dot_number)),
-        )
-        offset = page.nextOffset
-      }
-      const seen = new Set(read.map((r) => r.dot_number))
-      const leading = (dot: number) => {
-        const c = findCensusRow(census(), dot)
-        return [c?.legal_name ?? null, c?.dba_name ?? null].some(
-          (name) => words(name)[0] === first.toUpperCase(),
-        )
-      }
-      // the rows read that hold the letter (the first FIRST_BLOCK of them), and no row past them
-      // but a leading match
-      expect(listed, text).toEqual(
-        expect.arrayContaining(kept.slice(0, FIRST_BLOCK).map((r) => r.dot_number)),
-      )
-      for (const dot of listed) expect(seen.has(dot) || leading(dot), `${text}: ${dot}`).toBe(true)
-      checked++
+      offset = page.nextOffset
     }
+    const seen = new Set(read.map((r) => r.dot_number))
+    const leading = (dot: number) => {
+      const c = findCensusRow(census(), dot)
+      return [c?.legal_name ?? null, c?.dba_name ?? null].some((name) => words(name)[0] === first)
+    }
+    // the rows read that hold the letter (the first FIRST_BLOCK of them), and no row past them
+    // but a leading match
+    expect(listed, text).toEqual(
+      expect.arrayContaining(kept.slice(0, FIRST_BLOCK).map((r) => r.dot_number)),
+    )
+    for (const dot of listed) expect(seen.has(dot) || leading(dot), `${text}: ${dot}`).toBe(true)
+    checked++
+  }
   expect(checked).toBeGreaterThan(5)
   // a second block would have found more: the rule is what keeps them out
   expect(beyond).toBeGreaterThan(0)
