@@ -72,14 +72,19 @@ describe('the log destination: lines in batches, never held back long, none lost
     expect(lines(r).map((l) => l.n)).toEqual(Array.from({ length: 1000 }, (_, n) => n))
   }, 30_000)
 
-  test('and after an uncaught error', async () => {
+  test('and after an uncaught error: the lines a batch was holding back', async () => {
+    // 20 lines, less than a batch: none written yet when the error ends the process. (A batch
+    // already being written by the thread pool when a process dies may be cut short; that was
+    // so before batching too, with a write per line.)
     const r = await run(`
       const log = createLogger('info')
-      for (let n = 0; n < 50; n++) log.info({ n }, 'line')
+      for (let n = 0; n < 20; n++) log.info({ n }, 'line')
       setImmediate(() => { throw new Error('boom') })
     `)
     expect(r.code).toBe(1)
-    expect(lines(r).map((l) => l.n)).toEqual(Array.from({ length: 50 }, (_, n) => n))
+    const text = r.chunks.map((c) => c.text).join('')
+    expect(text.indexOf('"n":19')).toBeLessThan(LOG_BATCH_BYTES)
+    expect(lines(r).map((l) => l.n)).toEqual(Array.from({ length: 20 }, (_, n) => n))
   }, 30_000)
 
   test('lines that keep coming go out in batches, not one write each', async () => {
@@ -107,5 +112,32 @@ describe('the log destination: lines in batches, never held back long, none lost
     // at least ~30 lines a write (4 KB batches), against close to one write a line before
     expect(Number(r.stdout)).toBeGreaterThan(0)
     expect(Number(r.stdout)).toBeLessThan(1000 / 20)
+  }, 30_000)
+
+  test('a process whose stderr reader went away still exits, with its code', async () => {
+    // lines buffered when the reader closes, then an exit before any write found the pipe broken:
+    // sonic-boom 4's flushSync retried the write forever (a server orphaned by its supervisor
+    // never exited); 5 gives up on EPIPE
+    const source = `import { createLogger } from ${JSON.stringify(join(ROOT, 'src', 'log.ts'))}
+      const log = createLogger('info')
+      log.info('ready')
+      process.stdin.once('data', () => {
+        for (let n = 0; n < 10; n++) log.info({ n }, 'after the reader left')
+        process.exit(4)
+      })`
+    const proc = spawn(
+      process.execPath,
+      ['--import', `file://${LOADER}`, '--input-type=module', '-e', source],
+      { cwd: ROOT, stdio: ['pipe', 'ignore', 'pipe'] },
+    )
+    const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)))
+    proc.stderr.once('data', () => {
+      proc.stderr.destroy()
+      setTimeout(() => proc.stdin.write('go\n'), 50)
+    })
+    const timeout = new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000))
+    const outcome = await Promise.race([exited, timeout])
+    if (outcome === 'hung') proc.kill('SIGKILL')
+    expect(outcome).toBe(4)
   }, 30_000)
 })
