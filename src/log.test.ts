@@ -13,18 +13,25 @@ interface Run {
   stdout: string
 }
 
-/** Runs `script` (an ES module body; `createLogger` in scope) in a child process. */
-function run(script: string): Promise<Run> {
-  const source = `import { createLogger } from ${JSON.stringify(join(ROOT, 'src', 'log.ts'))}\n${script}`
-  const started = performance.now()
-  const proc = spawn(
+/** A child process running `script` (an ES module body; `createLogger` in scope). */
+const spawnLogging = (script: string) =>
+  spawn(
     process.execPath,
-    ['--import', `file://${LOADER}`, '--input-type=module', '-e', source],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    [
+      '--import',
+      `file://${LOADER}`,
+      '--input-type=module',
+      '-e',
+      `import { createLogger } from ${JSON.stringify(join(ROOT, 'src', 'log.ts'))}\n${script}`,
+    ],
+    { cwd: ROOT, stdio: ['pipe', 'pipe', 'pipe'] },
   )
+
+/** Runs `script` in a child process (spawnLogging) to its end. */
+function run(script: string): Promise<Run> {
+  const started = performance.now()
+  const proc = spawnLogging(script)
+  proc.stdin.end()
   const chunks: Run['chunks'] = []
   let stdout = ''
   proc.stdout.on('data', (d: Buffer) => void (stdout += d.toString()))
@@ -118,17 +125,13 @@ describe('the log destination: lines in batches, never held back long, none lost
     // lines buffered when the reader closes, then an exit before any write found the pipe broken:
     // sonic-boom 4's flushSync retried the write forever (a server orphaned by its supervisor
     // never exited); 5 gives up on EPIPE
-    const source = `import { createLogger } from ${JSON.stringify(join(ROOT, 'src', 'log.ts'))}
-      const log = createLogger('info')
+    const proc = spawnLogging(
+      `const log = createLogger('info')
       log.info('ready')
       process.stdin.once('data', () => {
         for (let n = 0; n < 10; n++) log.info({ n }, 'after the reader left')
         process.exit(4)
-      })`
-    const proc = spawn(
-      process.execPath,
-      ['--import', `file://${LOADER}`, '--input-type=module', '-e', source],
-      { cwd: ROOT, stdio: ['pipe', 'ignore', 'pipe'] },
+      })`,
     )
     const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)))
     proc.stderr.once('data', () => {

@@ -316,25 +316,25 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
       .sort((a, b) => b.score - a.score || a.i - b.i)
   const leading = leadingMatch(p.q, expand, words ?? null)
   const head = read(expr, FIRST_BLOCK, true)
-  // the names holding the last word whole: when the read of the other words got all their
-  // matches, they are those of its rows holding it (in the same order), and FTS5 need not
-  // intersect the last word's postings (a common word: most of a whole-name search's time).
-  // A last word of one letter or digit is the first keystroke of a word, not a word: its holders
-  // among the rows read stand for them too (each is a prefix match the read keeps anyway), and
-  // reading its holders beyond is FTS5 intersecting a long posting list with the other words'
-  // (5-7 ms of a `JAMES C`, 10 ms with a filter), for names that score no better than the
-  // prefix matches the read found
+  // the rows block 1 read stand for every match when they are all of them (`exhausted`), or when
+  // the last word is one letter or digit: the first keystroke of a word, not a word to page
+  // through, whose matches the next keystroke narrows
+  const readIsAll = exhausted || split?.last.length === 1
+  // the names holding the last word whole: when the rows read stand for every match, they are
+  // those of its rows holding it (in the same order), and FTS5 need not intersect the last word's
+  // postings (a common word: most of a whole-name search's time; for one letter, FTS5
+  // intersecting a long posting list with the other words': 5-7 ms of a `JAMES C`, 10 ms with a
+  // filter, for names that score no better than the prefix matches the read found)
   const whole = !split
     ? []
-    : exhausted || split.last.length === 1
+    : readIsAll
       ? mainRows.filter((r) => holdsWords(census, r, [split.lastWord])).slice(0, FIRST_BLOCK)
       : nameCandidates(census, filterWords(split.whole), FIRST_BLOCK, p.status)
   const first = rank([...(leading ? read(filterWords(leading), LEADING) : []), ...whole, ...head])
   let list = first
-  // a one-letter last word is a keystroke, not a word to page through: the rows block 1 read are
-  // its list (block 2 would read CANDIDATES rows of the other words to check one letter on each,
-  // 5-9 ms of a `TEXAS M` or `EAGLE J` with a filter, for matches the next keystroke narrows)
-  let complete = exhausted || split?.last.length === 1
+  // block 2 would read CANDIDATES rows of the other words (for one letter: to check that letter
+  // on each, 5-9 ms of a `TEXAS M` or `EAGLE J` with a filter)
+  let complete = readIsAll
   if (depth > first.length && !complete) {
     list = [...first, ...rank(read(expr, CANDIDATES, true))]
     complete = true
