@@ -37,6 +37,13 @@ export interface ParseOptions {
 
 const DEFAULT_RANGE_BYTES = 4 << 20
 
+/**
+ * Files at least this big are parsed in a worker thread (parsing there, inserting in the building
+ * thread); smaller ones in the building thread, since starting a worker costs a few hundred
+ * milliseconds.
+ */
+export const PARSE_WORKER_MIN_BYTES = 4 << 20
+
 /** The row parser itself, for a range read again in this thread. */
 async function rowParser(ref: RowParserRef): Promise<(fields: string[]) => unknown> {
   const fn = ((await import(ref.module)) as Record<string, unknown>)[ref.exportName]

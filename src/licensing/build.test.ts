@@ -14,6 +14,7 @@ import { importDir, type RunResult } from '../sync/pipeline.ts'
 import type { DatasetName } from '../db/names.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { LICENSING_FIXTURES } from '../testing/fmcsa-server.ts'
+import { PARSE_WORKER_MIN_BYTES } from '../ingest/parallel.ts'
 
 let ctx: TestContext
 let dir: string
@@ -92,6 +93,83 @@ describe('legacy L&I build', () => {
       reason: 'a date in an amount field (shifted columns)',
     })
   })
+
+  test('a file of several parse ranges is parsed in a worker: every row, reject (with its line) and note as in this thread', async () => {
+    const baseline = await build('legacy')
+    if (baseline.status !== 'activated') throw new Error(JSON.stringify(baseline))
+    const unreadableBefore = baseline.stats.notes['legacy.money_unreadable'] ?? 0
+    const n = 80_000
+    const shifted = new Set([7, 41_007, 79_007]) // a date in an amount field: rejected
+    const narrow = 52_013 // a field short: rejected
+    const lines = [fixture('qh9u-swkp.csv').split('\n')[0] as string]
+    let unreadable = 0
+    for (let i = 0; i < n; i++) {
+      const underlying = shifted.has(i) ? '07/04/2026' : '0'
+      const max = i % 1000 === 11 ? 'UNKNOWN' : '1000' // unreadable: noted, the row kept
+      if (i % 1000 === 11) unreadable++
+      // a quoted line break now and then (a parse range may begin inside one)
+      const insurer = i % 997 === 0 ? `MUTUAL ${i}\nCASUALTY` : `INSURER ${i}`
+      const fields = [
+        `MC${200_000 + i}`,
+        String(3_000_000 + i).padStart(8, '0'),
+        '91X',
+        'BIPD/Primary',
+        insurer,
+        `P-${i}`,
+        '01/05/2020',
+        underlying,
+        max,
+        '01/01/2020',
+        '',
+      ]
+      lines.push((i === narrow ? fields.slice(0, 10) : fields).map((f) => `"${f}"`).join(','))
+    }
+    const content = `${lines.join('\n')}\n`
+    expect(content.length).toBeGreaterThan(PARSE_WORKER_MIN_BYTES * 2)
+    put('qh9u-swkp.csv', content)
+    const r = await build('legacy')
+    if (r.status !== 'activated') throw new Error(JSON.stringify(r))
+    // the worker's parse phases are there (this build parses no other file in a worker)
+    expect(r.stats.phases?.['parse.busy']).toBeGreaterThan(0)
+    // and the steps after the load, each timed
+    for (const phase of ['indexes', 'dot_dockets', 'docket_rows'])
+      expect(r.stats.phases?.[phase]).toBeGreaterThan(0)
+    const rejected = shifted.size + 1
+    expect(r.stats.files['qh9u-swkp']).toEqual({ rows: n - rejected, rejects: rejected })
+    const samples = r.stats.rejectSamples.filter((s) => s.file === 'qh9u-swkp')
+    const reason = 'a date in an amount field (shifted columns)'
+    expect(samples).toEqual([
+      { file: 'qh9u-swkp', line: 8, reason },
+      { file: 'qh9u-swkp', line: 41_008, reason },
+      { file: 'qh9u-swkp', line: 52_014, reason: 'expected 11 fields, got 10' },
+      { file: 'qh9u-swkp', line: 79_008, reason },
+    ])
+    expect(r.stats.notes['legacy.money_unreadable']).toBe(unreadableBefore + unreadable)
+    const policies = db('legacy')
+    expect(policies.prepare('SELECT count(*) AS n FROM policies').get()).toEqual({
+      n: n - rejected,
+    })
+    const row = (i: number) =>
+      policies
+        .prepare(
+          `SELECT prefix, number, dot_number, insurer, underlying, max_cov, effective_date
+           FROM policies WHERE prefix = 'MC' AND number = ?`,
+        )
+        .get(200_000 + i)
+    expect(row(n - 1)).toEqual({
+      prefix: 'MC',
+      number: 200_000 + n - 1,
+      dot_number: 3_000_000 + n - 1,
+      insurer: `INSURER ${n - 1}`,
+      underlying: 0,
+      max_cov: 1_000_000,
+      effective_date: '2020-01-01',
+    })
+    // the quoted line break is one record (text fields fold whitespace)
+    expect(row(997 * 60)).toMatchObject({ insurer: `MUTUAL ${997 * 60} CASUALTY` })
+    expect(row(40_011)).toMatchObject({ max_cov: null, dot_number: 3_040_011 })
+    expect(row(41_007)).toBeUndefined()
+  }, 120_000)
 
   test('InsHist: an unquoted numeric field, thousands → dollars, the specific cancel method', async () => {
     await build('legacy')

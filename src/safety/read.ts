@@ -1,18 +1,12 @@
 /** Reads an SMS or OOS file through one of the row parsers of rows.ts. */
 import { statSync } from 'node:fs'
 import { readCsv } from '../ingest/csv.ts'
-import { parseInWorker } from '../ingest/parallel.ts'
+import { parseInWorker, PARSE_WORKER_MIN_BYTES } from '../ingest/parallel.ts'
 import { siblingModule } from '../ingest/worker-module.ts'
 import type { BuildContext } from '../ingest/types.ts'
 import { ROW_PARSERS, type RowParserName } from './rows.ts'
 
 const ROWS_MODULE = siblingModule('./rows', import.meta.url)
-
-/**
- * Files at least this big are parsed in a worker thread (parsing there, aggregating and inserting
- * here); smaller ones in this thread, since starting a worker costs a few hundred milliseconds.
- */
-export const WORKER_MIN_BYTES = 4 << 20
 
 /** The row type a parser returns. */
 export type RowOf<P extends RowParserName> = Exclude<
@@ -69,7 +63,7 @@ export function parsedRows<P extends RowParserName>(
   parser: P,
   opts: { worker?: boolean } = {},
 ): AsyncGenerator<ParsedLine<RowOf<P>>> {
-  const worker = opts.worker ?? statSync(path).size >= WORKER_MIN_BYTES
+  const worker = opts.worker ?? statSync(path).size >= PARSE_WORKER_MIN_BYTES
   if (worker) return inWorker<RowOf<P>>(ctx, id, path, parser)
   const parse = ROW_PARSERS[parser]() as (fields: string[]) => RowOf<P> | string | null
   return inThisThread(ctx, id, path, parse)

@@ -21,7 +21,7 @@ import { openAppDb } from '../db/app-db.ts'
 import { DatasetRegistry, type DataView } from '../db/datasets.ts'
 import { silentLogger } from '../log.ts'
 import { filesInDir, importDir, inputsFor, runBuild, type PipelineDeps } from '../sync/pipeline.ts'
-import { WORKER_MIN_BYTES } from './read.ts'
+import { PARSE_WORKER_MIN_BYTES } from '../ingest/parallel.ts'
 import { activeVersion } from '../db/versions.ts'
 import { oosDataset } from './oos.ts'
 import { getSafety, isRateReliable, type SafetyFacts } from './record.ts'
@@ -518,14 +518,14 @@ describe('OOS orders', () => {
 describe('large safety files', () => {
   it('a file bigger than a parse range is read whole in the worker: its header is checked once, every row loads', async () => {
     const env = setup()
-    const rows = 120_000 // about 9 MB: above WORKER_MIN_BYTES and the parallel parser's 4 MB ranges
+    const rows = 120_000 // about 9 MB: above PARSE_WORKER_MIN_BYTES and the parallel parser's 4 MB ranges
     const lines = ['DOT_NUMBER,LEGAL_NAME,DBA_NAME,OOS_DATE,OOS_REASON,STATUS,RESCIND_DATE']
     for (let i = 0; i < rows; i++)
       lines.push(
         `${3_000_000 + i},"CARRIER NUMBER ${i}, LLC",,2026-0${1 + (i % 9)}-15,IMMINENT HAZARD,${i % 3 ? 'ACTIVE' : 'RESCINDED'},`,
       )
     const content = `${lines.join('\n')}\n`
-    expect(content.length).toBeGreaterThan(WORKER_MIN_BYTES * 2)
+    expect(content.length).toBeGreaterThan(PARSE_WORKER_MIN_BYTES * 2)
     const dir = fixtureCopy(env, { 'p2mt-9ige': content })
     const r = await runBuild(env.deps, oosDataset, inputsFor(oosDataset, filesInDir(dir)), {
       ...run,
