@@ -4,7 +4,7 @@
  * index and shared-contact counts.
  */
 import type { ActiveDataset } from '../db/datasets.ts'
-import { parseInWorker } from '../ingest/parallel.ts'
+import { buildParseOptions, parseInWorker } from '../ingest/parallel.ts'
 import * as N from '../ingest/normalize.ts'
 import { startSearchBuild } from './search-build.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
@@ -302,10 +302,7 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
     { header: 'header', columns: CENSUS_COLUMNS },
     { module: import.meta.url, exportName: 'censusInsertRow' },
     (line, reason) => ctx.reject(CENSUS_FILE_ID, line, reason),
-    {
-      signal: ctx.signal,
-      onTimings: (t) => Object.entries(t).forEach(([k, v]) => ctx.phase(k, v)),
-    },
+    buildParseOptions(ctx),
   )
   await ctx.insertChunks(CENSUS_FILE_ID, parsed, ({ row: [values, dockets] }) => {
     const dot = values[0] as number

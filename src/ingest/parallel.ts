@@ -9,6 +9,7 @@ import {
   type ReadCsvOptions,
 } from './csv.ts'
 import type { ParseJob, ParseMessage } from './parse-worker.ts'
+import type { BuildContext } from './types.ts'
 import { siblingModule, startWorker } from './worker-module.ts'
 
 const ENTRY = siblingModule('./parse-worker', import.meta.url)
@@ -36,6 +37,14 @@ export interface ParseOptions {
 }
 
 const DEFAULT_RANGE_BYTES = 4 << 20
+
+/** The ParseOptions of a dataset build: its abort signal, the parse's timings as build phases. */
+export const buildParseOptions = (ctx: Pick<BuildContext, 'signal' | 'phase'>): ParseOptions => ({
+  signal: ctx.signal,
+  onTimings: (t) => {
+    for (const [k, v] of Object.entries(t)) ctx.phase(k, v)
+  },
+})
 
 /**
  * Files at least this big are parsed in a worker thread (parsing there, inserting in the building

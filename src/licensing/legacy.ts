@@ -8,7 +8,7 @@
 import { statSync } from 'node:fs'
 import { readCsv, type ReadCsvOptions } from '../ingest/csv.ts'
 import * as N from '../ingest/normalize.ts'
-import { parseInWorker, PARSE_WORKER_MIN_BYTES } from '../ingest/parallel.ts'
+import { buildParseOptions, parseInWorker, PARSE_WORKER_MIN_BYTES } from '../ingest/parallel.ts'
 import type { BuildContext, DatasetSpec, SourceFileSpec } from '../ingest/types.ts'
 import {
   authorityKind,
@@ -309,10 +309,7 @@ async function loadFile(ctx: BuildContext, kind: LegacyKind, path: string): Prom
     CSV,
     { module: import.meta.url, exportName: ROW_EXPORTS[kind] },
     (line, reason) => ctx.reject(id, line, reason),
-    {
-      signal: ctx.signal,
-      onTimings: (t) => Object.entries(t).forEach(([k, v]) => ctx.phase(k, v)),
-    },
+    buildParseOptions(ctx),
   )
   await ctx.insertChunks(id, parsed, ({ row }) => add(row))
 }
