@@ -8,7 +8,7 @@ import { openSqlite, type Sqlite } from '../db/open.ts'
 import { carrierRow, writeCensus } from '../testing/census-fixture.ts'
 import { CENSUS_FILE_ID, censusDataset } from './census.ts'
 import { SEARCH_PARTS, SEARCH_PARTS_MIN_COMPANIES, startSearchBuild } from './search-build.ts'
-import { TIERS } from './search-index.ts'
+import { buildSearchPart, pairWords, TIERS } from './search-index.ts'
 
 const WORDS = ['SMITH', 'EXPRESS', 'TRUCKING', 'LOGISTICS', 'AND', 'SONS', 'JOSÉ', '"B"', '#1']
 const STATES = ['TX', 'CA', 'IA', 'ON', '']
@@ -154,6 +154,31 @@ describe('the search index built in parts (other threads), then copied in', () =
     })
     await expect(search.finish()).rejects.toThrow(/search index part: .*companies/)
     expect(SEARCH_PARTS.every((_, i) => !existsSync(`${wrong}-search${i}`))).toBe(true)
+  })
+
+  test('a part asked to stop fails with an ordinary error and leaves no transaction open', () => {
+    // parts are stopped by a shared flag, never by terminate(): a thread terminated while SQLite
+    // ran the tags function on its rows brought V8, and the whole process, down
+    const { path, db } = loadedCopy('stopped.db')
+    opened.push(db)
+    const words = pairWords(db)
+    db.close()
+    const target = openSqlite(join(dir, 'stopped-part.db'), 'readwrite')
+    opened.push(target)
+    const stop = new SharedArrayBuffer(4)
+    Atomics.store(new Int32Array(stop), 0, 1)
+    const job = {
+      source: path,
+      target: join(dir, 'stopped-part.db'),
+      tiers: [TIERS[1]],
+      words,
+      stop,
+    }
+    expect(() => buildSearchPart(job, target)).toThrow('search index part stopped')
+    expect(target.inTransaction).toBe(false)
+    expect(
+      target.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get(),
+    ).toEqual({ n: 0 })
   })
 
   test('an abort stops the parts and removes their files', async () => {

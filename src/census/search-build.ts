@@ -9,7 +9,6 @@
  * While the parts read the build file it is in WAL mode (a reader never blocks the build's
  * writes); it goes back to the build's in-memory rollback journal before the copy.
  */
-import type { Worker } from 'node:worker_threads'
 import { removeDbFile, type Sqlite } from '../db/open.ts'
 import { siblingModule, startWorker } from '../ingest/worker-module.ts'
 import {
@@ -78,15 +77,24 @@ export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Pr
   const wal = db.pragma('journal_mode = WAL', { simple: true })
   if (wal !== 'wal') throw new Error(`cannot share the census build file (${String(wal)})`)
   const parts = SEARCH_PARTS.map((tiers, i) => ({ path: `${opts.path}-search${i}`, tiers }))
-  const workers: Worker[] = []
+  // the parts stop themselves when asked (SearchPartJob `stop`), never by terminate()
+  const stopFlag = new SharedArrayBuffer(4)
+  const exits: Promise<unknown>[] = []
   const stop = async () => {
-    await Promise.all(workers.map((w) => w.terminate()))
+    Atomics.store(new Int32Array(stopFlag), 0, 1)
+    await Promise.all(exits)
     for (const p of parts) removeDbFile(p.path)
   }
   const start = (p: (typeof parts)[number]) => {
-    const job: SearchPartJob = { source: opts.path, target: p.path, tiers: p.tiers, words }
+    const job: SearchPartJob = {
+      source: opts.path,
+      target: p.path,
+      tiers: p.tiers,
+      words,
+      stop: stopFlag,
+    }
     const worker = startWorker(ENTRY, { workerData: job })
-    workers.push(worker)
+    exits.push(new Promise((resolve) => worker.once('exit', resolve)))
     return new Promise<void>((resolve, reject) => {
       worker.on('message', (m: SearchPartMessage) => {
         if (m.kind === 'error') return reject(new Error(`search index part: ${m.message}`))

@@ -259,10 +259,11 @@ ${[1, 2, 3]
 `
 
 /** Registers the build's SQL function on `db` (the connection that fills tiers). */
-function registerTagFunction(db: Sqlite, words: readonly string[]): void {
+function registerTagFunction(db: Sqlite, words: readonly string[], stop?: Int32Array): void {
   // namePairTags matches upper-case tokens (census names are upper case)
   const set = new Set(words.map((w) => w.toUpperCase()))
   db.function(TAGS_FN, { deterministic: true }, (classdef, units, dockets, state, legal, dba) => {
+    if (stop) throwIfStopped(stop)
     const entity = entityTags(
       classdef as string | null,
       units as number | null,
@@ -303,6 +304,18 @@ export interface SearchPartJob {
   target: string
   tiers: readonly Tier[]
   words: string[]
+  /**
+   * Set to non-zero (Int32 at 0) when the build stops the part: the part then fails at its next
+   * row or step, with an ordinary error. Stopping a thread by `terminate()` while SQLite runs the
+   * tags function on its rows made V8 abort the whole process (the function cannot run in a
+   * terminating thread, and better-sqlite3 then reports SQLite's error through V8).
+   */
+  stop: SharedArrayBuffer
+}
+
+/** Throws when the build asked a part to stop (SearchPartJob `stop`). */
+function throwIfStopped(stop: Int32Array): void {
+  if (Atomics.load(stop, 0) !== 0) throw new Error('search index part stopped')
 }
 
 /** The table of a part file with its tiers' term counts (termCountsSql). */
@@ -314,10 +327,21 @@ export const PART_TERMS = 'search_part_terms'
  * census build goes on with its other indexes; the build copies the parts in (copySearchParts).
  */
 export function buildSearchPart(job: SearchPartJob, db: Sqlite): void {
+  const stop = new Int32Array(job.stop)
   db.prepare('ATTACH DATABASE ? AS src').run(job.source)
-  registerTagFunction(db, job.words)
-  for (const t of job.tiers) db.exec(tierTableDdl(t) + tierFillSql(t, 'src'))
+  registerTagFunction(db, job.words, stop)
+  for (const t of job.tiers) {
+    throwIfStopped(stop)
+    try {
+      db.exec(tierTableDdl(t) + tierFillSql(t, 'src'))
+    } catch (err) {
+      // the fill's transaction is still open when the tags function stopped it
+      if (db.inTransaction) db.exec('ROLLBACK')
+      throw err
+    }
+  }
   db.exec('DETACH DATABASE src')
+  throwIfStopped(stop)
   db.exec(termCountsSql(job.tiers, PART_TERMS))
 }
 
