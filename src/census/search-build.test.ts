@@ -170,11 +170,10 @@ describe('the search index built in parts (other threads), then copied in', () =
     const job = {
       source: path,
       target: join(dir, 'stopped-part.db'),
-      tiers: [TIERS[1]],
-      words,
       stop,
+      task: { tiers: [TIERS[1]], words },
     }
-    expect(() => buildSearchPart(job, target)).toThrow('search index part stopped')
+    expect(() => buildSearchPart(job, target, new Int32Array(stop))).toThrow('build part stopped')
     expect(target.inTransaction).toBe(false)
     expect(
       target.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get(),

@@ -17,6 +17,7 @@
  * non-ASCII letters (whose tokens only FTS5 knows exactly) gets `pwany`, which every pair accepts.
  */
 import type { Sqlite } from '../db/open.ts'
+import { throwIfStopped, type PartJob } from '../ingest/parts.ts'
 import { censusEntityType } from './entity.ts'
 
 /** Most terms a trailing prefix expands to (the most frequent first) when it is the only word. */
@@ -296,26 +297,10 @@ export function buildSearchIndex(db: Sqlite): void {
   finishSearchTables(db, words)
 }
 
-/** What a thread building part of the tiers is given (search-build.ts). */
-export interface SearchPartJob {
-  /** the census build file (in WAL mode while parts read it) */
-  source: string
-  /** a new file for this part's tiers and term counts */
-  target: string
+/** A search part's task (ingest/parts.ts runs it): the tiers it builds and the pair words. */
+export interface SearchPartTask {
   tiers: readonly Tier[]
   words: string[]
-  /**
-   * Set to non-zero (Int32 at 0) when the build stops the part: the part then fails at its next
-   * row or step, with an ordinary error. Stopping a thread by `terminate()` while SQLite runs the
-   * tags function on its rows made V8 abort the whole process (the function cannot run in a
-   * terminating thread, and better-sqlite3 then reports SQLite's error through V8).
-   */
-  stop: SharedArrayBuffer
-}
-
-/** Throws when the build asked a part to stop (SearchPartJob `stop`). */
-function throwIfStopped(stop: Int32Array): void {
-  if (Atomics.load(stop, 0) !== 0) throw new Error('search index part stopped')
 }
 
 /** The table of a part file with its tiers' term counts (termCountsSql). */
@@ -326,11 +311,11 @@ export const PART_TERMS = 'search_part_terms'
  * as `src`; then the part's term counts. Runs in a worker thread (search-build.ts), while the
  * census build goes on with its other indexes; the build copies the parts in (copySearchParts).
  */
-export function buildSearchPart(job: SearchPartJob, db: Sqlite): void {
-  const stop = new Int32Array(job.stop)
+export function buildSearchPart(job: PartJob<SearchPartTask>, db: Sqlite, stop: Int32Array): void {
+  const { tiers, words } = job.task
   db.prepare('ATTACH DATABASE ? AS src').run(job.source)
-  registerTagFunction(db, job.words, stop)
-  for (const t of job.tiers) {
+  registerTagFunction(db, words, stop)
+  for (const t of tiers) {
     throwIfStopped(stop)
     try {
       db.exec(tierTableDdl(t) + tierFillSql(t, 'src'))
@@ -342,7 +327,7 @@ export function buildSearchPart(job: SearchPartJob, db: Sqlite): void {
   }
   db.exec('DETACH DATABASE src')
   throwIfStopped(stop)
-  db.exec(termCountsSql(job.tiers, PART_TERMS))
+  db.exec(termCountsSql(tiers, PART_TERMS))
 }
 
 /** An FTS5 table's shadow tables (contentless, no column sizes: no `_content`, no `_docsize`). */

@@ -113,6 +113,10 @@ export const DOCKET_ROW_ORDER = 'dot_number, rowid'
 /** Prefix codes of a docket's integer id (`docket_rows.id`): prefix code × 10⁸ + number. */
 const PREFIX_CODES = { MC: 1, FF: 2, MX: 3 } as const
 const ID_BASE = 100_000_000
+/** The docket prefixes in the order of their ids' codes. */
+export const DOCKET_PREFIXES = (Object.keys(PREFIX_CODES) as Docket['prefix'][]).sort(
+  (a, b) => PREFIX_CODES[a] - PREFIX_CODES[b],
+)
 
 /** `docket_rows.id` of a docket. */
 export const docketId = (d: Docket): number => PREFIX_CODES[d.prefix] * ID_BASE + d.number

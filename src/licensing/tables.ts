@@ -8,7 +8,7 @@ import { VerifyError } from '../ingest/build.ts'
 import type { CsvRow } from '../ingest/csv.ts'
 import * as N from '../ingest/normalize.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
-import { DOCKET_ROW_ORDER, docketIdSql, READ_COLUMNS, READ_TABLES } from './columns.ts'
+import { buildDocketRows } from './docket-rows.ts'
 
 const SHARED_DDL = `
 CREATE TABLE policies (
@@ -121,36 +121,14 @@ export async function buildTables(
   ctx.timed('indexes', () => ctx.db.exec(SHARED_INDEXES + (tables.indexes ?? '')))
   ctx.timed('dot_dockets', () => fillDotDockets(ctx, tables.authorityTable))
   ctx.signal.throwIfAborted()
-  ctx.timed('docket_rows', () => ctx.db.exec(docketRowsSql(tables.authorityTable)))
-}
-
-/**
- * `docket_rows`: every row the record assembly reads of one docket, as one JSON document
- * `[authority rows, policies, history, events, revocations, boc3 0|1]` (each row an array in the
- * column order of columns.ts, without the docket itself), keyed by the docket's integer id. A
- * lookup reads one document per docket and dataset instead of seven index seeks (each seek, not
- * the rows, is what a lookup paid for). The tables stay: they are the source of the documents, and
- * a file built before this table existed is read through them.
- */
-export function docketRowsSql(authorityTable: 'carriers' | 'authorities'): string {
-  const rows = (table: string, cols: readonly string[], order: string) =>
-    `json((SELECT json_group_array(json_array(${cols.join(', ')}) ORDER BY ${order}) FROM ${table} t
-      WHERE t.prefix = k.prefix AND t.number = k.number))`
-  const parts = [
-    authorityTable === 'carriers'
-      ? rows('carriers', READ_COLUMNS.legacyCarrier, DOCKET_ROW_ORDER)
-      : rows('authorities', READ_COLUMNS.motusAuth, 'rowid'),
-    rows(READ_TABLES.policies, READ_COLUMNS.policies, DOCKET_ROW_ORDER),
-    rows(READ_TABLES.hist, READ_COLUMNS.hist, DOCKET_ROW_ORDER),
-    rows(READ_TABLES.events, READ_COLUMNS.events, DOCKET_ROW_ORDER),
-    rows(READ_TABLES.revs, READ_COLUMNS.revs, DOCKET_ROW_ORDER),
-    'EXISTS (SELECT 1 FROM boc3 t WHERE t.prefix = k.prefix AND t.number = k.number)',
-  ]
-  return `
-CREATE TABLE docket_rows (id INTEGER PRIMARY KEY, doc TEXT NOT NULL) STRICT;
-INSERT INTO docket_rows (id, doc)
-  SELECT ${docketIdSql('k')}, json_array(${parts.join(',\n    ')})
-  FROM (SELECT DISTINCT prefix, number FROM dot_dockets) k ORDER BY 1;`
+  const t0 = performance.now()
+  await buildDocketRows(ctx.db, {
+    path: ctx.path,
+    authorityTable: tables.authorityTable,
+    signal: ctx.signal,
+    phase: (name, seconds) => ctx.phase(name, seconds),
+  })
+  ctx.phase('docket_rows', (performance.now() - t0) / 1000)
 }
 
 /**
