@@ -137,3 +137,41 @@ describe('docket documents made in two threads', () => {
     expect(target.prepare('SELECT count(*) FROM docket_rows').pluck().get()).toBe(0)
   })
 })
+
+describe('the USDOT → dockets map (dot_dockets)', () => {
+  test.each(DATASETS)(
+    '$name: every USDOT of the authority rows, then of the other tables for dockets it lacks',
+    ({ name, authorityTable }) => {
+      const db = ctx.deps.datasets.get(name, 'live')?.db as Sqlite
+      const others = ['policies', 'ins_hist', 'auth_events', 'revocations', 'boc3']
+      // the map's definition, row by row: a DISTINCT over every row of each table
+      const expected = db
+        .prepare(
+          `SELECT DISTINCT coalesce(dot_number, 0) AS dot, prefix, number FROM ${authorityTable}
+           UNION
+           ${others
+             .map(
+               (t) => `SELECT coalesce(t.dot_number, 0), t.prefix, t.number FROM ${t} t
+               WHERE NOT EXISTS (SELECT 1 FROM ${authorityTable} a
+                 WHERE a.prefix = t.prefix AND a.number = t.number)`,
+             )
+             .join(' UNION ')}
+           ORDER BY 1, 2, 3`,
+        )
+        .all()
+      const map = db
+        .prepare('SELECT dot_number AS dot, prefix, number FROM dot_dockets ORDER BY 1, 2, 3')
+        .all()
+      expect(map).toEqual(expected)
+      if (name === 'legacy') {
+        // the fixtures reach both branches: dockets only other tables know, rows with no USDOT
+        const count = (sql: string) => db.prepare(sql).pluck().get() as number
+        expect(
+          count(`SELECT count(*) FROM dot_dockets d WHERE NOT EXISTS (
+            SELECT 1 FROM carriers a WHERE a.prefix = d.prefix AND a.number = d.number)`),
+        ).toBeGreaterThan(0)
+        expect(count('SELECT count(*) FROM dot_dockets WHERE dot_number = 0')).toBeGreaterThan(0)
+      }
+    },
+  )
+})
