@@ -22,7 +22,7 @@ export interface BuildOptions {
 }
 
 /** Build files' page cache (KiB): a full census import peaked at 505 MB resident with 32 MiB, 530 MB with 64 MiB. */
-export const BUILD_CACHE_KIB = 32_768
+const BUILD_CACHE_KIB = 32_768
 
 /** Helper threads of SQLite's sorter in a build file (its `threads` pragma). */
 const SORT_THREADS = Math.max(1, Math.min(availableParallelism(), 4))

@@ -14,7 +14,6 @@
 import { type Sqlite } from '../db/open.ts'
 import { startParts, throwIfStopped, type PartJob } from '../ingest/parts.ts'
 import { siblingModule } from '../ingest/worker-module.ts'
-import { BUILD_CACHE_KIB } from '../ingest/build.ts'
 import {
   DOCKET_PREFIXES,
   DOCKET_ROW_ORDER,
@@ -163,9 +162,6 @@ export function buildDocketRowsPart(
   stop: Int32Array,
 ): void {
   db.prepare('ATTACH DATABASE ? AS src').run(job.source)
-  // the build thread's page cache (ingest/build.ts): with SQLite's default 2 MB the part's
-  // correlated reads went to the OS for pages the build thread's cache holds (66 → 60 s at scale)
-  db.pragma(`src.cache_size = -${BUILD_CACHE_KIB}`)
   db.function(GO_ON_FN, () => {
     throwIfStopped(stop)
     return 1
