@@ -6,6 +6,7 @@ import { afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { buildDatasetFile } from '../ingest/build.ts'
 import { openSqlite, type Sqlite } from '../db/open.ts'
 import { carrierRow, writeCensus } from '../testing/census-fixture.ts'
+import { stoppedPart } from '../testing/parts.ts'
 import { CENSUS_FILE_ID, censusDataset } from './census.ts'
 import { SEARCH_PARTS, SEARCH_PARTS_MIN_COMPANIES, startSearchBuild } from './search-build.ts'
 import { buildSearchPart, pairWords, TIERS } from './search-index.ts'
@@ -163,17 +164,10 @@ describe('the search index built in parts (other threads), then copied in', () =
     opened.push(db)
     const words = pairWords(db)
     db.close()
-    const target = openSqlite(join(dir, 'stopped-part.db'), 'readwrite')
+    const part = stoppedPart(path, join(dir, 'stopped-part.db'), { tiers: [TIERS[1]], words })
+    const target = part.db
     opened.push(target)
-    const stop = new SharedArrayBuffer(4)
-    Atomics.store(new Int32Array(stop), 0, 1)
-    const job = {
-      source: path,
-      target: join(dir, 'stopped-part.db'),
-      stop,
-      task: { tiers: [TIERS[1]], words },
-    }
-    expect(() => buildSearchPart(job, target, new Int32Array(stop))).toThrow('build part stopped')
+    expect(() => buildSearchPart(part.job, target, part.stop)).toThrow('build part stopped')
     expect(target.inTransaction).toBe(false)
     expect(
       target.prepare("SELECT count(*) AS n FROM sqlite_schema WHERE type = 'table'").get(),

@@ -7,6 +7,7 @@ import { openSqlite, type Sqlite } from '../db/open.ts'
 import { importDir } from '../sync/pipeline.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { LICENSING_FIXTURES } from '../testing/fmcsa-server.ts'
+import { stoppedPart } from '../testing/parts.ts'
 import { buildDocketRows, buildDocketRowsPart, type AuthorityTable } from './docket-rows.ts'
 
 let ctx: TestContext
@@ -120,19 +121,13 @@ describe('docket documents made in two threads', () => {
     const { path, db } = withoutDocuments('legacy', 'legacy-stopped.db')
     db.close()
     opened.pop()
-    const target = openSqlite(join(dir, 'stopped-part.db'), 'readwrite')
+    const part = stoppedPart(path, join(dir, 'stopped-part.db'), {
+      authorityTable: 'carriers' as const,
+      from: 0,
+    })
+    const target = part.db
     opened.push(target)
-    const stop = new SharedArrayBuffer(4)
-    Atomics.store(new Int32Array(stop), 0, 1)
-    const job = {
-      source: path,
-      target: join(dir, 'stopped-part.db'),
-      stop,
-      task: { authorityTable: 'carriers' as const, from: 0 },
-    }
-    expect(() => buildDocketRowsPart(job, target, new Int32Array(stop))).toThrow(
-      'build part stopped',
-    )
+    expect(() => buildDocketRowsPart(part.job, target, part.stop)).toThrow('build part stopped')
     expect(target.inTransaction).toBe(false)
     expect(target.prepare('SELECT count(*) FROM docket_rows').pluck().get()).toBe(0)
   })
