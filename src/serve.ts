@@ -7,6 +7,7 @@ import { createServer as createHttpsServer } from 'node:https'
 import { createSecureContext } from 'node:tls'
 import { serve as honoServe, type ServerType } from '@hono/node-server'
 import { createApp } from './app.ts'
+import { inflight } from './http/inflight.ts'
 import { checksJobs } from './jobs/checks.ts'
 import { checksOnChange } from './checks/monitor.ts'
 import { ConfigError, type Config } from './config.ts'
@@ -19,6 +20,13 @@ import { ensureSample } from './sync/sample.ts'
 import { catchUpSync, pendingDatasets } from './sync/startup.ts'
 import { webhookJobs } from './webhooks/jobs.ts'
 import { watchOnActivation } from './webhooks/monitor.ts'
+
+/**
+ * How long a stopping server waits for request handlers still running after their connections
+ * closed (http/inflight.ts); well inside compose's 30 s stop grace period, and longer than any
+ * handler's own wait (a cross-check times out after CROSSCHECK_TIMEOUT_MS, 3 s by default).
+ */
+export const DRAIN_MS = 10_000
 
 export interface Running {
   deps: Deps
@@ -68,6 +76,7 @@ export async function startServer(
   }
 
   const app = createApp(deps)
+  const requests = inflight()
   const timeouts = {
     headersTimeout: config.http.headersTimeoutMs,
     requestTimeout: config.http.requestTimeoutMs,
@@ -79,7 +88,7 @@ export async function startServer(
   const server = await new Promise<ServerType>((resolveListen, rejectListen) => {
     const s = honoServe(
       {
-        fetch: app.fetch,
+        fetch: requests.track(app.fetch),
         port: config.port,
         hostname: config.host,
         serverOptions,
@@ -115,6 +124,9 @@ export async function startServer(
       lifetime.abort(new Error('shutting down'))
       await stopJobs()
       await new Promise<void>((r) => server.close(() => r()))
+      // handlers whose client went away outlive their connection: let them finish first
+      if (!(await requests.drained(DRAIN_MS)))
+        log.warn({ running: requests.running }, 'requests still running at shutdown')
       await deps.recordWorkers?.close()
       deps.close()
       log.info('stopped')
