@@ -242,6 +242,20 @@ function cli(dataDir: string, ...argv: string[]): string {
 
 const randomDot = () => FIRST_DOT + Math.floor(Math.random() * censusRows)
 
+/**
+ * The host's page cache in GB (/proc/meminfo `Cached`), or null where there is none to read. A
+ * lookup whose dataset pages are no longer cached waits for the disk, and a VM may give back
+ * idle page-cache pages, so the loads that depend on it print it.
+ */
+function pageCacheGb(): string {
+  try {
+    const kb = /^Cached:\s+(\d+) kB/m.exec(readFileSync('/proc/meminfo', 'utf8'))?.[1]
+    return kb === undefined ? 'unknown' : `${(Number(kb) / 1024 / 1024).toFixed(1)} GB`
+  } catch {
+    return 'unknown'
+  }
+}
+
 /** Reads files end to end (into the OS page cache) and says how much and how long. */
 async function readWhole(paths: string[]): Promise<{ gb: number; seconds: number }> {
   const started = performance.now()
@@ -403,7 +417,7 @@ async function main() {
     )
     const warmed = await readWhole(activeFiles.map((f) => f.path))
     log(
-      `read the active dataset files once (${warmed.gb.toFixed(1)} GB in ${warmed.seconds.toFixed(0)} s)`,
+      `read the active dataset files once (${warmed.gb.toFixed(1)} GB in ${warmed.seconds.toFixed(0)} s; page cache now ${pageCacheGb()})`,
     )
     const api = await load(url, lookups)
     const base = await load(`http://127.0.0.1:${barePort}`, {
@@ -546,6 +560,7 @@ async function main() {
     )
 
     // 3. lookups while a full census import runs in another process
+    const cachedBefore = pageCacheGb()
     const importer = spawn(
       process.execPath,
       ['dist/main.js', 'import', '--dir', filesDir, '--dataset', 'census'],
@@ -554,9 +569,10 @@ async function main() {
     // listened to from the start: a small import can end before the load does
     const exited = new Promise<number | null>((r) => importer.on('exit', r))
     const during = await load(url, lookups)
+    const cachedAfter = pageCacheGb()
     const exit = await exited
     log(
-      `lookup during a census import: ${fmt(during.rps)} req/s, p50 ${during.p50} ms, p99 ${during.p99} ms, errors ${during.errors} (import exit ${exit})`,
+      `lookup during a census import: ${fmt(during.rps)} req/s, p50 ${during.p50} ms, p99 ${during.p99} ms, errors ${during.errors} (import exit ${exit}; page cache ${cachedBefore} before, ${cachedAfter} after the load)`,
     )
 
     // 4. the memory curve: RSS over `curveLookups` lookups (does it grow?)
