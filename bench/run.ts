@@ -243,7 +243,7 @@ function cli(dataDir: string, ...argv: string[]): string {
 const randomDot = () => FIRST_DOT + Math.floor(Math.random() * censusRows)
 
 /**
- * The host's page cache in GB (/proc/meminfo `Cached`), or null where there is none to read. A
+ * The host's page cache in GB (/proc/meminfo `Cached`), or `unknown` where there is none to read. A
  * lookup whose dataset pages are no longer cached waits for the disk, and a VM may give back
  * idle page-cache pages, so the loads that depend on it print it.
  */
