@@ -234,6 +234,10 @@ function rssMb(pid: number | undefined): number {
   return Math.round(Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024)
 }
 
+/** The server's RSS now and its peak so far, appended to each serving load's line. */
+const memOf = (pid: number | undefined): string =>
+  `; server RSS ${rssNowMb(pid)} MB, peak so far ${rssMb(pid)} MB`
+
 function cli(dataDir: string, ...argv: string[]): string {
   return execFileSync(process.execPath, ['dist/main.js', ...argv], {
     env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' },
@@ -406,14 +410,14 @@ async function main() {
     log(`serving RSS at start: ${rssNowMb(server.pid)} MB`)
     const first = await load(url, lookups, jitWarmup)
     log(
-      `lookup GET /v1/carrier/{dot}, the server's first ${jitWarmup} s (V8 still optimising): ${fmt(first.rps)} req/s, p50 ${first.p50} ms, p99 ${first.p99} ms, errors ${first.errors}, server CPU ${first.cpuUs} µs/request (main thread ${first.mainUs})`,
+      `lookup GET /v1/carrier/{dot}, the server's first ${jitWarmup} s (V8 still optimising): ${fmt(first.rps)} req/s, p50 ${first.p50} ms, p99 ${first.p99} ms, errors ${first.errors}, server CPU ${first.cpuUs} µs/request (main thread ${first.mainUs})${memOf(server.pid)}`,
     )
     // first as the page cache was left (a cold start: on a VM that reclaims idle page-cache
     // pages, many dataset pages come from the disk), then with every active dataset file read
     // once, as the page cache of a server that has been answering for a while holds them
     const cold = await load(url, lookups)
     log(
-      `lookup GET /v1/carrier/{dot}, page cache as found: ${fmt(cold.rps)} req/s, p50 ${cold.p50} ms, p99 ${cold.p99} ms, errors ${cold.errors}, server CPU ${cold.cpuUs} µs/request (main thread ${cold.mainUs}), load generator ${cold.loadUs} µs/request`,
+      `lookup GET /v1/carrier/{dot}, page cache as found: ${fmt(cold.rps)} req/s, p50 ${cold.p50} ms, p99 ${cold.p99} ms, errors ${cold.errors}, server CPU ${cold.cpuUs} µs/request (main thread ${cold.mainUs}), load generator ${cold.loadUs} µs/request${memOf(server.pid)}`,
     )
     const warmed = await readWhole(activeFiles.map((f) => f.path))
     log(
@@ -451,7 +455,7 @@ async function main() {
       bareHeaders.kill('SIGTERM')
     }
     log(
-      `lookup GET /v1/carrier/{dot} (auth + metering, ${loadConfig(process.env).records.workers} record worker thread(s)): ${fmt(api.rps)} req/s, p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors}, server CPU ${api.cpuUs} µs/request (main thread ${api.mainUs}), load generator ${api.loadUs} µs/request`,
+      `lookup GET /v1/carrier/{dot} (auth + metering, ${loadConfig(process.env).records.workers} record worker thread(s)): ${fmt(api.rps)} req/s, p50 ${api.p50} ms, p99 ${api.p99} ms, errors ${api.errors}, server CPU ${api.cpuUs} µs/request (main thread ${api.mainUs}), load generator ${api.loadUs} µs/request${memOf(server.pid)}`,
     )
     if (!smoke) {
       // the same load with every record assembled on the main thread
@@ -505,7 +509,7 @@ async function main() {
       cpuOf: server,
     })
     log(
-      `lookup over 1,000 recurring USDOTs (after two passes over them, ${fillSeconds.toFixed(1)} s, filled the record cache): ${fmt(repeat.rps)} req/s, p50 ${repeat.p50} ms, p99 ${repeat.p99} ms, errors ${repeat.errors}, server CPU ${repeat.cpuUs} µs/request (main thread ${repeat.mainUs}), load generator ${repeat.loadUs} µs/request`,
+      `lookup over 1,000 recurring USDOTs (after two passes over them, ${fillSeconds.toFixed(1)} s, filled the record cache): ${fmt(repeat.rps)} req/s, p50 ${repeat.p50} ms, p99 ${repeat.p99} ms, errors ${repeat.errors}, server CPU ${repeat.cpuUs} µs/request (main thread ${repeat.mainUs}), load generator ${repeat.loadUs} µs/request${memOf(server.pid)}`,
     )
 
     const names = [
@@ -524,7 +528,7 @@ async function main() {
       connections: 4,
     })
     log(
-      `search GET /v1/search?q=<common word> (4 connections): ${fmt(search.rps)} req/s, p50 ${search.p50} ms, p99 ${search.p99} ms, non-2xx ${search.errors} (${search.codes})`,
+      `search GET /v1/search?q=<common word> (4 connections): ${fmt(search.rps)} req/s, p50 ${search.p50} ms, p99 ${search.p99} ms, non-2xx ${search.errors} (${search.codes})${memOf(server.pid)}`,
     )
 
     // a batch: 100 random companies, the same body again and again (an onboarding list checked
@@ -548,7 +552,7 @@ async function main() {
     await load(`${url}/v1/verify`, { ...verifyLoad, body: batch }, 1) // warm-up
     const verify = await load(`${url}/v1/verify`, { ...verifyLoad, body: batch })
     log(
-      `batch POST /v1/verify (100 items, 4 connections): ${fmt(verify.rps)} req/s, p50 ${verify.p50} ms, p99 ${verify.p99} ms, non-2xx ${verify.errors} (${verify.codes}), server CPU ${verify.cpuUs} µs/request; its first answer (cold, alone): ${coldMs.toFixed(0)} ms (${coldRes.status})`,
+      `batch POST /v1/verify (100 items, 4 connections): ${fmt(verify.rps)} req/s, p50 ${verify.p50} ms, p99 ${verify.p99} ms, non-2xx ${verify.errors} (${verify.codes}), server CPU ${verify.cpuUs} µs/request; its first answer (cold, alone): ${coldMs.toFixed(0)} ms (${coldRes.status})${memOf(server.pid)}`,
     )
     const fresh = await load(
       `${url}/v1/verify`,
@@ -556,7 +560,7 @@ async function main() {
       Math.max(2, Math.round(duration / 2)),
     )
     log(
-      `  every batch 100 companies not read before: ${fmt(fresh.rps)} req/s, p50 ${fresh.p50} ms, p99 ${fresh.p99} ms, non-2xx ${fresh.errors} (${fresh.codes}), server CPU ${fresh.cpuUs} µs/request`,
+      `  every batch 100 companies not read before: ${fmt(fresh.rps)} req/s, p50 ${fresh.p50} ms, p99 ${fresh.p99} ms, non-2xx ${fresh.errors} (${fresh.codes}), server CPU ${fresh.cpuUs} µs/request${memOf(server.pid)}`,
     )
 
     // 3. lookups while a full census import runs in another process
@@ -572,7 +576,7 @@ async function main() {
     const cachedAfter = pageCacheGb()
     const exit = await exited
     log(
-      `lookup during a census import: ${fmt(during.rps)} req/s, p50 ${during.p50} ms, p99 ${during.p99} ms, errors ${during.errors} (import exit ${exit}; page cache ${cachedBefore} before, ${cachedAfter} after the load)`,
+      `lookup during a census import: ${fmt(during.rps)} req/s, p50 ${during.p50} ms, p99 ${during.p99} ms, errors ${during.errors} (import exit ${exit}; page cache ${cachedBefore} before, ${cachedAfter} after the load)${memOf(server.pid)}`,
     )
 
     // 4. the memory curve: RSS over `curveLookups` lookups (does it grow?)
