@@ -112,5 +112,19 @@ describe('normalisation', () => {
     expect(N.date('20000229')).toBe('2000-02-29')
     expect(N.date('20240431')).toBeNull()
     expect(N.date('20241231')).toBe('2024-12-31')
+    // eight characters that are not eight digits leave the fast path for the general rules
+    expect(N.date('2024-1-5')).toBeNull()
+    expect(N.date('7/6/2026')).toBe('2026-07-06')
+    expect(N.date(' 2024123')).toBeNull()
+    expect(N.date('2024123 ')).toBeNull()
+    // ten plain digits are a phone as they are; all zeros are none; other shapes keep the rules
+    expect(N.phoneDigits('0123456789')).toBe('0123456789')
+    expect(N.phoneDigits('0000000000')).toBeNull()
+    expect(N.phoneDigits('800201845a')).toBe('800201845')
+    expect(N.phoneDigits('(800)20184')).toBe('80020184')
+    // five plain digits are a ZIP as they are; five characters that are not keep the rules
+    expect(N.zip('01642')).toBe('01642')
+    expect(N.zip('k1a0b')).toBe('K1A0B')
+    expect(N.zip(' 1642')).toBe('1642')
   })
 })
