@@ -36,6 +36,11 @@ deps.close()
 process.stdout.write(
   `${JSON.stringify({
     seconds,
+    // CPU seconds of the whole process, every thread (the parse, search and SQLite helper threads)
+    cpuSeconds: (() => {
+      const u = process.resourceUsage()
+      return (u.userCPUTime + u.systemCPUTime) / 1e6
+    })(),
     maxRssMb: Math.round(Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / 1048576),
     rssTimelineMb: [...rssTimeline].map((v) => v ?? 0),
     // seconds per build phase of a one-dataset import (run.ts prints them); every dataset's are

@@ -86,6 +86,8 @@ function runImport(dataDir: string, inDir: string, only?: string) {
   )
   return JSON.parse(out.toString()) as {
     seconds: number
+    /** CPU seconds of the importing process, all its threads */
+    cpuSeconds: number
     maxRssMb: number
     results: { dataset: string; rows: number; rejects: number }[]
     /** seconds per build phase, when the importer reports them */
@@ -339,7 +341,7 @@ function importLine(label: string, imp: ReturnType<typeof runImport>, dataset: s
         .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
         .join(', ')}`
     : ''
-  return `${label}: ${fmt(r?.rows ?? 0)} rows in ${imp.seconds.toFixed(1)} s = ${fmt(Math.round((r?.rows ?? 0) / imp.seconds))} rows/s, peak RSS ${imp.maxRssMb} MB${phases}`
+  return `${label}: ${fmt(r?.rows ?? 0)} rows in ${imp.seconds.toFixed(1)} s = ${fmt(Math.round((r?.rows ?? 0) / imp.seconds))} rows/s, ${imp.cpuSeconds.toFixed(1)} CPU-s (${(imp.cpuSeconds / imp.seconds).toFixed(2)} cores), peak RSS ${imp.maxRssMb} MB${phases}`
 }
 
 async function main() {
@@ -375,7 +377,9 @@ async function main() {
     const allDir = join(root, `data-all-${censusRows}`)
     if (!reuse(allDir)) {
       const all = runImport(allDir, filesDir)
-      log(`all datasets import: ${all.seconds.toFixed(1)} s, peak RSS ${all.maxRssMb} MB`)
+      log(
+        `all datasets import: ${all.seconds.toFixed(1)} s, ${all.cpuSeconds.toFixed(1)} CPU-s, peak RSS ${all.maxRssMb} MB`,
+      )
       for (const r of all.results) log(`  ${JSON.stringify(r)}`)
     }
     // the loads below read the record as it is served: every dataset loaded

@@ -312,7 +312,10 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
   })
   // duplicates replace earlier rows: count unique companies, not input lines (the table knows how
   // many there are; a set of 4.5 million USDOTs in memory would cost more than the count)
-  const { n } = ctx.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number }
+  const { n } = ctx.timed(
+    'count',
+    () => ctx.db.prepare('SELECT count(*) AS n FROM companies').get() as { n: number },
+  )
   const dupes = ctx.stats.rows - n
   if (dupes > 0) ctx.note('census.duplicate_dot_replaced', dupes)
   ctx.stats.rows -= dupes

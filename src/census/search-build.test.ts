@@ -105,7 +105,7 @@ describe('the search index built in parts (other threads), then copied in', () =
     db.pragma('journal_mode = DELETE')
     db.close()
     expect(Object.keys(p.seen)).toEqual(
-      expect.arrayContaining(['fts', 'fts.parts', 'fts.wait', 'fts.copy']),
+      expect.arrayContaining(['fts', 'fts.words', 'fts.parts', 'fts.wait', 'fts.copy']),
     )
     // the part files and the WAL are gone
     expect(leftovers(path)).toEqual([])

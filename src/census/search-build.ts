@@ -67,6 +67,7 @@ export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Pr
   }
   const t0 = performance.now()
   const words = pairWords(db)
+  opts.phase('fts.words', (performance.now() - t0) / 1000)
   const tasks: SearchPartTask[] = SEARCH_PARTS.map((tiers) => ({ tiers, words }))
   const parts = await startParts(db, {
     path: opts.path,
