@@ -33,15 +33,13 @@ const results = await importDir(pipelineDeps(deps), inDir, {
 clearInterval(sampler)
 const seconds = (performance.now() - started) / 1000
 deps.close()
+const usage = process.resourceUsage()
 process.stdout.write(
   `${JSON.stringify({
     seconds,
     // CPU seconds of the whole process, every thread (the parse, search and SQLite helper threads)
-    cpuSeconds: (() => {
-      const u = process.resourceUsage()
-      return (u.userCPUTime + u.systemCPUTime) / 1e6
-    })(),
-    maxRssMb: Math.round(Math.max(peakRss, process.resourceUsage().maxRSS * 1024) / 1048576),
+    cpuSeconds: (usage.userCPUTime + usage.systemCPUTime) / 1e6,
+    maxRssMb: Math.round(Math.max(peakRss, usage.maxRSS * 1024) / 1048576),
     rssTimelineMb: [...rssTimeline].map((v) => v ?? 0),
     // seconds per build phase of a one-dataset import (run.ts prints them); every dataset's are
     // in its result

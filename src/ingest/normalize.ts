@@ -130,8 +130,12 @@ export function date(v: string | undefined | null, pivotYY = 50): string | null 
   if (!v) return null
   if (v.length === 8) {
     // the census's and SMS's YYYYMMDD, read without a regex (4.5 M census rows × 4 dates)
-    const [ys, ms, ds] = [v.slice(0, 4), v.slice(4, 6), v.slice(6)]
-    const [y, mo, d] = [plainDigits(ys), plainDigits(ms), plainDigits(ds)]
+    const ys = v.slice(0, 4)
+    const ms = v.slice(4, 6)
+    const ds = v.slice(6)
+    const y = plainDigits(ys)
+    const mo = plainDigits(ms)
+    const d = plainDigits(ds)
     if (y >= 0 && mo >= 0 && d >= 0) return validYmd(y, mo, d) ? `${ys}-${ms}-${ds}` : null
   }
   const t = v.trim()
