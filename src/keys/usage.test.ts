@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest'
 import { setPlan } from './accounts.ts'
 import { meterGrouped, usageReport } from './usage.ts'
 import { verifyKey } from './keys.ts'
@@ -228,6 +228,46 @@ describe('quota and billing', () => {
       ])
       expect([a?.used, b?.used]).toEqual([1, 2])
       expect((await meterGrouped(deps(), caller, 1, ctx.clock())).used).toBe(3)
+    })
+
+    test('while calls stream in, a group gathers the next turns too; after a pause a call commits in its turn', async () => {
+      const { account, key } = ctx.account('starter')
+      const caller = callerOf(key())
+      ctx.deps.db.exec(`CREATE TEMP TABLE writes (n INTEGER);
+        CREATE TEMP TRIGGER count_writes AFTER UPDATE ON usage_counters
+          BEGIN INSERT INTO writes VALUES (NEW.used); END`)
+      const writes = () =>
+        ctx.deps.db.prepare('SELECT n FROM temp.writes ORDER BY rowid').pluck().all() as number[]
+      // the event loop's turns and the clock, stepped by the test
+      vi.useFakeTimers({ toFake: ['setTimeout', 'setImmediate', 'performance'] })
+      try {
+        const meter = () => meterGrouped(deps(), caller, 1, ctx.clock())
+        const zeroth = meter()
+        vi.advanceTimersByTime(0)
+        expect((await zeroth).used).toBe(1)
+        // busy (a group has just committed): a call of a later turn joins the waiting group
+        const first = meter()
+        vi.advanceTimersByTime(0)
+        const second = meter()
+        expect(writes()).toEqual([])
+        vi.advanceTimersByTime(1)
+        expect([(await first).used, (await second).used]).toEqual([2, 3])
+        expect(writes()).toEqual([3])
+        // idle: a call commits in its own turn; the next one, just after, waits for company
+        vi.advanceTimersByTime(20)
+        const third = meter()
+        vi.advanceTimersByTime(0)
+        expect((await third).used).toBe(4)
+        const fourth = meter()
+        vi.advanceTimersByTime(0)
+        expect(writes()).toEqual([3, 4])
+        vi.advanceTimersByTime(1)
+        expect((await fourth).used).toBe(5)
+        expect(writes()).toEqual([3, 4, 5])
+      } finally {
+        vi.useRealTimers()
+      }
+      expect(counter(account.id)?.used).toBe(5)
     })
 
     test("one account's calls of a turn: one counter write, each call its own count", async () => {

