@@ -168,22 +168,15 @@ export async function quickCheckFile(
 
 function runChecker(job: CheckJob): Promise<{ problems: string[]; cpu: number | null }> {
   return new Promise((resolve, reject) => {
+    // the first of these settles the promise; the later ones are no-ops
     const worker = startWorker(ENTRY, { workerData: job })
-    let settled = false
     worker.once('message', (m: CheckMessage) => {
-      settled = true
       if (m.kind === 'done') resolve({ problems: m.problems, cpu: m.cpu })
       else reject(new Error(m.message))
       void worker.terminate()
     })
-    worker.once('error', (err) => {
-      if (!settled) reject(err)
-      settled = true
-    })
-    worker.once('exit', (code) => {
-      if (!settled) reject(new Error(`checker thread exited with code ${code}`))
-      settled = true
-    })
+    worker.once('error', reject)
+    worker.once('exit', (code) => reject(new Error(`checker thread exited with code ${code}`)))
   })
 }
 

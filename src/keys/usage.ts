@@ -134,7 +134,7 @@ const lastCommit = new WeakMap<Sqlite, number>()
  * group was committed less than BUSY_MS before: the server is then answering a stream of
  * lookups, and the group gathers for GATHER_MS more (the lookups whose records arrive meanwhile).
  * At 32 connections of random lookups on two cores this made groups of about 10 calls instead of
- * 3, and the main thread's CPU per lookup 10–25 % lower, at the same p50 and p99; a lone call
+ * 3, and the main thread's CPU per lookup 10–20 % lower, at the same p50 and p99; a lone call
  * is committed at once, as before.
  */
 const BUSY_MS = 2
@@ -145,11 +145,11 @@ const GATHER_MS = 1
  * loop (the lookups answered in one poll of the sockets and the record workers), or while the
  * server is busy within GATHER_MS, are metered in one IMMEDIATE transaction, each by its own
  * conditional UPSERT in the order they came, so a hard-capped plan still never passes its cap,
- * across processes too. A transaction's fixed cost
- * (BEGIN, COMMIT and its WAL write) is paid once per group instead of once per call: about half
- * of a single call's metering (README "Decisions"). The call resolves once its group is
- * committed; if the commit fails, every call of the group fails with its error and none of them
- * is counted (a lookup then answers 503 storage_unavailable, as a lone call's failure does).
+ * across processes too. A transaction's fixed cost (BEGIN, COMMIT and its WAL write) is paid
+ * once per group instead of once per call: about half of a single call's metering (README
+ * "Decisions"). The call resolves once its group is committed; if the commit fails, every call
+ * of the group fails with its error and none of them is counted (a lookup then answers 503
+ * storage_unavailable, as a lone call's failure does).
  */
 export function meterGrouped(deps: MeterDeps, caller: Caller, n: number, at: Date): Promise<Usage> {
   if (caller.mode === 'test') return Promise.resolve(sandboxUsage(stmts(deps.db), caller, at))
