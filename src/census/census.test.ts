@@ -13,6 +13,7 @@ import {
 } from '../testing/census-fixture.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { CENSUS_COLUMNS, CENSUS_ROW_COLUMNS, censusDataset, findCensusRow } from './census.ts'
+import { pairWords } from './search-index.ts'
 
 /** The real census row of USDOT 344554 (data.transportation.gov, verified 2026-09-14). */
 function realRow(): CensusFields & { DOT_NUMBER: string } {
@@ -352,5 +353,49 @@ describe('census import', () => {
     expect(r?.status === 'activated' && r.stats.rows).toBe(10)
     const census = liveView().get('census')
     expect(census && findCensusRow(census, 2_000_000)?.legal_name).toBe('RENAMED LLC')
+  })
+
+  test('the pair words are counted from every 16th USDOT as the rows load', async () => {
+    // sampled USDOTs (divisible by 16) named ALPHA BRAVO, the others ZULU YANKEE: only the
+    // sample's words are pair words, as pairWords reads them back from the table
+    const sampled = Array.from({ length: 40 }, (_, i) => 16 * (i + 1))
+    writeCensus(join(dir, 'az4n-8mr2.csv'), [
+      ...sampled.map((d) => carrierRow(d, { LEGAL_NAME: `ALPHA BRAVO ${d}`, DBA_NAME: '' })),
+      ...sampled.map((d) => carrierRow(d + 1, { LEGAL_NAME: 'ZULU YANKEE', DBA_NAME: '' })),
+    ])
+    const [r] = await importLive()
+    expect(r?.status === 'activated' && r.stats.rows).toBe(80)
+    const census = liveView().get('census')
+    if (!census) throw new Error('no census')
+    const stored = census.db
+      .prepare('SELECT term FROM search_pair_words ORDER BY term')
+      .pluck()
+      .all() as string[]
+    expect(stored).toEqual(['alpha', 'bravo'])
+    expect([...pairWords(census.db)].sort()).toEqual(stored)
+  })
+
+  test('the company count and the pair words are those of the loaded table, duplicates replaced', async () => {
+    // every name sampled, then all but one renamed by later rows: a sample that kept the first
+    // rows' counts would make ALPHA and BRAVO pair words
+    const dots = Array.from({ length: 40 }, (_, i) => 16 * (i + 1))
+    writeCensus(join(dir, 'az4n-8mr2.csv'), [
+      ...dots.map((d) => carrierRow(d, { LEGAL_NAME: `ALPHA BRAVO ${d}`, DBA_NAME: '' })),
+      carrierRow(99_999_999),
+      ...dots.slice(1).map((d) => carrierRow(d, { LEGAL_NAME: 'CHARLIE DELTA', DBA_NAME: 'ECHO' })),
+      carrierRow(99_999_999, { LEGAL_NAME: 'LAST USDOT' }),
+    ])
+    const [r] = await importLive()
+    expect(r?.status === 'activated' && r.stats.rows).toBe(41)
+    expect(r?.status === 'activated' && r.stats.notes['census.duplicate_dot_replaced']).toBe(40)
+    const census = liveView().get('census')
+    if (!census) throw new Error('no census')
+    expect(findCensusRow(census, 99_999_999)?.legal_name).toBe('LAST USDOT')
+    const stored = census.db
+      .prepare('SELECT term FROM search_pair_words ORDER BY term')
+      .pluck()
+      .all() as string[]
+    expect(stored).toEqual(['charlie', 'delta', 'echo'])
+    expect([...pairWords(census.db)].sort()).toEqual(stored)
   })
 })

@@ -45,6 +45,8 @@ export interface SearchBuildOptions {
   companies: number
   signal: AbortSignal
   phase(name: string, seconds: number): void
+  /** the pair words, when the load sampled them (search-index.ts `PairWordSample`); else read */
+  words?: string[]
   /** build in parts even for a small census (tests) */
   parts?: boolean
 }
@@ -59,15 +61,18 @@ export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Pr
     return {
       finish: async () => {
         const t0 = performance.now()
-        buildSearchIndex(db)
+        buildSearchIndex(db, opts.words)
         opts.phase('fts', (performance.now() - t0) / 1000)
       },
       abort: async () => {},
     }
   }
   const t0 = performance.now()
-  const words = pairWords(db)
-  opts.phase('fts.words', (performance.now() - t0) / 1000)
+  let words = opts.words
+  if (!words) {
+    words = pairWords(db)
+    opts.phase('fts.words', (performance.now() - t0) / 1000)
+  }
   const tasks: SearchPartTask[] = SEARCH_PARTS.map((tiers) => ({ tiers, words }))
   const parts = await startParts(db, {
     path: opts.path,
