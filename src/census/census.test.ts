@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { pipelineDeps } from '../deps.ts'
 import { importDir, runBuild } from '../sync/pipeline.ts'
+import type { ActiveDataset } from '../db/datasets.ts'
 import { activeVersion } from '../db/versions.ts'
 import {
   carrierRow,
@@ -47,6 +48,9 @@ const importLive = () =>
     signal: AbortSignal.timeout(30_000),
   })
 const liveView = () => ctx.deps.datasets.view('live')
+/** The pair words a census file stored (search_pair_words), in order. */
+const storedPairWords = (census: ActiveDataset) =>
+  census.db.prepare('SELECT term FROM search_pair_words ORDER BY term').pluck().all() as string[]
 
 describe('census import', () => {
   test('imports the real-format row of USDOT 344554 with every field normalised', async () => {
@@ -367,10 +371,7 @@ describe('census import', () => {
     expect(r?.status === 'activated' && r.stats.rows).toBe(80)
     const census = liveView().get('census')
     if (!census) throw new Error('no census')
-    const stored = census.db
-      .prepare('SELECT term FROM search_pair_words ORDER BY term')
-      .pluck()
-      .all() as string[]
+    const stored = storedPairWords(census)
     expect(stored).toEqual(['alpha', 'bravo'])
     expect([...pairWords(census.db)].sort()).toEqual(stored)
   })
@@ -391,10 +392,7 @@ describe('census import', () => {
     const census = liveView().get('census')
     if (!census) throw new Error('no census')
     expect(findCensusRow(census, 99_999_999)?.legal_name).toBe('LAST USDOT')
-    const stored = census.db
-      .prepare('SELECT term FROM search_pair_words ORDER BY term')
-      .pluck()
-      .all() as string[]
+    const stored = storedPairWords(census)
     expect(stored).toEqual(['charlie', 'delta', 'echo'])
     expect([...pairWords(census.db)].sort()).toEqual(stored)
   })
