@@ -3,6 +3,7 @@
  * handful of indexed queries per dataset, USDOT → dockets, then each table by docket. The authority
  * and insurance modules read what `gather` returns; `record.ts` assembles their blocks.
  */
+import { rowShape, type RowShape } from '../db/row-shape.ts'
 import type { ActiveDataset } from '../db/datasets.ts'
 import * as N from '../ingest/normalize.ts'
 import { docketId, READ_COLUMNS, READ_TABLES } from './columns.ts'
@@ -151,12 +152,12 @@ interface DocketRows {
 
 /** Array rows of a document (columns.ts order) as the objects the per-table queries return. */
 function objects(d: DocketRow, cols: readonly string[], rows: unknown[][]): object[] {
-  return rows.map((r) => {
-    const o: Record<string, unknown> = { prefix: d.prefix, number: d.number }
-    for (let i = 0; i < cols.length; i++) o[cols[i] as string] = r[i]
-    return o
-  })
+  let shape = shapes.get(cols)
+  if (!shape) shapes.set(cols, (shape = rowShape(cols, ['prefix', 'number'])))
+  const make = shape
+  return rows.map((r) => make(r, d))
 }
+const shapes = new Map<readonly string[], RowShape>()
 
 /** One docket's rows from its `docket_rows` document: one read. Null: not in the dataset. */
 function rowsFromDoc(ds: ActiveDataset, source: Src, d: DocketRow): DocketRows | null {

@@ -1,6 +1,7 @@
 /** The safety block from the SMS and OOS-order datasets (FMCSA-DATA.md §2.4–2.6, §4.2). */
 import type { DataView, ActiveDataset } from '../db/datasets.ts'
 import type { BasicJson, SafetyJson } from './schema.ts'
+import { getRow } from '../db/row-shape.ts'
 import { BASICS, BASIC_COLUMNS, type BasicDef } from './basics.ts'
 import { nationalAverages, type NationalAverages } from './national-averages.ts'
 import { findOosOrders, isOosOrderActive } from './oos.ts'
@@ -217,11 +218,8 @@ export function getSafety(
   if (!sms && !oosDs && !violations) return null
   const avg = nationalAverages(opts.nationalAverages)
 
-  const s = sms ? ((sms.stmt(SUMMARY_SQL).get(dot) as SummaryRow | undefined) ?? null) : null
-  const b =
-    sms && s?.in_results === 1
-      ? (sms.stmt(BASICS_SQL).get(dot) as BasicsRow | undefined)
-      : undefined
+  const s = sms ? (getRow<SummaryRow>(sms.stmt(SUMMARY_SQL), dot) ?? null) : null
+  const b = sms && s?.in_results === 1 ? getRow<BasicsRow>(sms.stmt(BASICS_SQL), dot) : undefined
   const meta = sms ? smsMeta(sms) : { windowStart: null, windowEnd: null, runDate: null }
   const passenger = s ? bool(s.passenger) : null
 
