@@ -30,6 +30,8 @@ export interface Deps {
  * the dataset part of a USDOT's record in a view (carriers/record.ts `RecordData`), or null.
  */
 export interface RecordWorkerPool {
+  /** requests sent to the workers and not answered yet */
+  readonly inFlight: number
   read(
     view: DataView,
     dot: number,

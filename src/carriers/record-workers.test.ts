@@ -101,7 +101,13 @@ test('a record assembled by a worker equals the main thread’s, in the sample a
 test('many lookups in flight at once each get their own record', async () => {
   const dots = [...SAMPLE_DOTS, ...SAMPLE_DOTS, ...SAMPLE_DOTS]
   const pool = { ...ctx.deps, recordWorkers: workers }
-  const read = await Promise.all(dots.map((dot) => loadRecord(pool, sandbox, dot)))
+  expect(workers.inFlight).toBe(0)
+  const reads = dots.map((dot) => loadRecord(pool, sandbox, dot))
+  // one request per USDOT (concurrent misses share a read); the metering's group commit gathers
+  // only while the workers owe answers (keys/usage.ts)
+  expect(workers.inFlight).toBe(new Set(dots).size)
+  const read = await Promise.all(reads)
+  expect(workers.inFlight).toBe(0)
   read.forEach((r, i) => expect(r?.dotNumber ?? null).toBe(r ? dots[i] : null))
   expect(read.map((r) => r?.legal_name ?? null)).toEqual(
     dots.map((dot) => findRecord(ctx.deps, sandbox, dot)?.legal_name ?? null),
@@ -178,6 +184,9 @@ test.runIf(existsSync('/proc/self/fd'))(
 test('a batch reads the records it has not cached through the workers, with the same answer', async () => {
   let reads = 0
   const counting: RecordWorkerPool = {
+    get inFlight() {
+      return workers.inFlight
+    },
     read: (view, dot, d) => (reads++, workers.read(view, dot, d)),
     answer: (view, dot, d) => workers.answer(view, dot, d),
     follow: (views) => workers.follow(views),

@@ -200,6 +200,13 @@ export class RecordWorkers implements RecordWorkerPool {
       }
   }
 
+  /** Requests sent to the workers and not answered yet. */
+  get inFlight(): number {
+    let n = 0
+    for (const slot of this.slots) if (slot) n += slot.pending.size
+    return n
+  }
+
   /** Stops the workers; reads after this assemble on the main thread. */
   async close(): Promise<void> {
     this.closed = true

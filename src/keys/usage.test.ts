@@ -270,6 +270,45 @@ describe('quota and billing', () => {
       expect(counter(account.id)?.used).toBe(5)
     })
 
+    test('a busy group gathers only while the record workers owe answers; with none owed it commits in its turn', async () => {
+      const { account, key } = ctx.account('starter')
+      const caller = callerOf(key())
+      ctx.deps.db.exec(`CREATE TEMP TABLE writes (n INTEGER);
+        CREATE TEMP TRIGGER count_writes AFTER UPDATE ON usage_counters
+          BEGIN INSERT INTO writes VALUES (NEW.used); END`)
+      const writes = () =>
+        ctx.deps.db.prepare('SELECT n FROM temp.writes ORDER BY rowid').pluck().all() as number[]
+      const workers = { inFlight: 0 }
+      vi.useFakeTimers({ toFake: ['setTimeout', 'setImmediate', 'performance'] })
+      try {
+        const meter = () =>
+          meterGrouped({ ...deps(), recordWorkers: workers }, caller, 1, ctx.clock())
+        const zeroth = meter()
+        vi.advanceTimersByTime(0)
+        expect((await zeroth).used).toBe(1)
+        // busy, but every record came from the cache: each turn's group commits in that turn
+        const first = meter()
+        vi.advanceTimersByTime(0)
+        expect((await first).used).toBe(2)
+        const second = meter()
+        vi.advanceTimersByTime(0)
+        expect((await second).used).toBe(3)
+        expect(writes()).toEqual([2, 3])
+        // busy with records owed: the group waits for the answers on their way
+        workers.inFlight = 5
+        const third = meter()
+        vi.advanceTimersByTime(0)
+        const fourth = meter()
+        expect(writes()).toEqual([2, 3])
+        vi.advanceTimersByTime(1)
+        expect([(await third).used, (await fourth).used]).toEqual([4, 5])
+        expect(writes()).toEqual([2, 3, 5])
+      } finally {
+        vi.useRealTimers()
+      }
+      expect(counter(account.id)?.used).toBe(5)
+    })
+
     test("one account's calls of a turn: one counter write, each call its own count", async () => {
       const a = ctx.account('starter') // 10,000 included, overage billed
       const b = ctx.account('professional')
