@@ -185,6 +185,14 @@ describe('quota and billing', () => {
       return v.caller
     }
     const deps = () => ({ db: ctx.deps.db, log: ctx.deps.log })
+    /** The month's counter as each UPDATE left it, in order (one per committed group). */
+    const counterWrites = () => {
+      ctx.deps.db.exec(`CREATE TEMP TABLE writes (n INTEGER);
+        CREATE TEMP TRIGGER count_writes AFTER UPDATE ON usage_counters
+          BEGIN INSERT INTO writes VALUES (NEW.used); END`)
+      return () =>
+        ctx.deps.db.prepare('SELECT n FROM temp.writes ORDER BY rowid').pluck().all() as number[]
+    }
     const counter = (accountId: number) =>
       ctx.deps.db
         .prepare('SELECT used, refused FROM usage_counters WHERE account_id = ? AND period = ?')
@@ -233,11 +241,7 @@ describe('quota and billing', () => {
     test('while calls stream in, a group gathers the next turns too; after a pause a call commits in its turn', async () => {
       const { account, key } = ctx.account('starter')
       const caller = callerOf(key())
-      ctx.deps.db.exec(`CREATE TEMP TABLE writes (n INTEGER);
-        CREATE TEMP TRIGGER count_writes AFTER UPDATE ON usage_counters
-          BEGIN INSERT INTO writes VALUES (NEW.used); END`)
-      const writes = () =>
-        ctx.deps.db.prepare('SELECT n FROM temp.writes ORDER BY rowid').pluck().all() as number[]
+      const writes = counterWrites()
       // the event loop's turns and the clock, stepped by the test
       vi.useFakeTimers({ toFake: ['setTimeout', 'setImmediate', 'performance'] })
       try {
@@ -273,11 +277,7 @@ describe('quota and billing', () => {
     test('a busy group gathers only while the record workers owe answers; with none owed it commits in its turn', async () => {
       const { account, key } = ctx.account('starter')
       const caller = callerOf(key())
-      ctx.deps.db.exec(`CREATE TEMP TABLE writes (n INTEGER);
-        CREATE TEMP TRIGGER count_writes AFTER UPDATE ON usage_counters
-          BEGIN INSERT INTO writes VALUES (NEW.used); END`)
-      const writes = () =>
-        ctx.deps.db.prepare('SELECT n FROM temp.writes ORDER BY rowid').pluck().all() as number[]
+      const writes = counterWrites()
       const workers = { inFlight: 0 }
       vi.useFakeTimers({ toFake: ['setTimeout', 'setImmediate', 'performance'] })
       try {
