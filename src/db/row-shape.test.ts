@@ -28,7 +28,15 @@ test('getRow answers what the object row says, key for key and in column order, 
   expect(getRow(db.prepare(sql), 3)).toBeUndefined()
 })
 
-test('getRow keeps one shape per statement text: two statements over the same table differ', () => {
+test('getRow names the columns of each statement, also the same text over another schema', () => {
+  const sql = 'SELECT * FROM t WHERE id = ?'
+  const narrow = getRow<Record<string, unknown>>(wide(3).db.prepare(sql), 1)
+  const broad = getRow<Record<string, unknown>>(wide(5).db.prepare(sql), 1)
+  expect(narrow).toEqual({ id: 1, c_0: 0, c_1: 'v1', c_2: null })
+  expect(broad).toEqual({ id: 1, c_0: 0, c_1: 'v1', c_2: null, c_3: 3, c_4: 'v4' })
+})
+
+test('getRow keeps one shape per statement: two statements over the same table differ', () => {
   const { db } = wide(20)
   const a = getRow<Record<string, unknown>>(db.prepare('SELECT c_0, c_1 FROM t WHERE id = ?'), 1)
   const b = getRow<Record<string, unknown>>(

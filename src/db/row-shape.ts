@@ -29,8 +29,11 @@ export function rowShape(columns: readonly string[], leadKeys: readonly string[]
   return new Function('values', 'lead', `return { ${props.join(', ')} }`) as RowShape
 }
 
-/** Shapes per statement text: a statement's columns are fixed by its text. */
-const bySql = new Map<string, RowShape>()
+/**
+ * Shapes per prepared statement (prepared once per connection): the same text can name other
+ * columns in another file (`SELECT *` over another schema).
+ */
+const byStatement = new WeakMap<Database.Statement, RowShape>()
 
 /**
  * `stmt.get(...params)` as a row of fast properties, named by the statement's columns (the
@@ -42,7 +45,7 @@ export function getRow<T extends object>(
 ): T | undefined {
   const values = stmt.raw(true).get(...params) as unknown[] | undefined
   if (!values) return undefined
-  let shape = bySql.get(stmt.source)
-  if (!shape) bySql.set(stmt.source, (shape = rowShape(stmt.columns().map((c) => c.name))))
+  let shape = byStatement.get(stmt)
+  if (!shape) byStatement.set(stmt, (shape = rowShape(stmt.columns().map((c) => c.name))))
   return shape(values) as T
 }
