@@ -114,6 +114,34 @@ test('many lookups in flight at once each get their own record', async () => {
   )
 })
 
+test('a worker that dies with requests in flight: each is answered on the main thread', async () => {
+  const lines: { msg: string }[] = []
+  const log = createLogger('warn', { write: (l: string) => void lines.push(JSON.parse(l)) })
+  const pool = new RecordWorkers({ size: 1, log })
+  const deps = { ...ctx.deps, recordWorkers: pool }
+  try {
+    // a first read starts the worker and opens its files
+    await loadRecord(deps, sandbox, SAMPLE_DOTS[0] ?? 0)
+    const reads = SAMPLE_DOTS.map((dot) => loadRecord(deps, sandbox, dot))
+    expect(pool.inFlight).toBe(SAMPLE_DOTS.length)
+    // the worker is gone before it answers: every waiting request fails over, none is lost
+    const slots = (pool as unknown as { slots: { worker: { terminate(): Promise<number> } }[] })
+      .slots
+    await slots[0]?.worker.terminate()
+    const read = await Promise.all(reads)
+    expect(pool.inFlight).toBe(0)
+    expect(read).toEqual(SAMPLE_DOTS.map((dot) => findRecord(ctx.deps, sandbox, dot)))
+    // (a reply the worker posted before it stopped may still arrive and answer its request)
+    const failedOver = lines.filter((l) => l.msg.startsWith('record worker failed')).length
+    expect(failedOver).toBeGreaterThan(0)
+    expect(failedOver).toBeLessThanOrEqual(SAMPLE_DOTS.length)
+    // the next read starts a new worker
+    expect(await loadRecord(deps, sandbox, 1000001)).toEqual(findRecord(ctx.deps, sandbox, 1000001))
+  } finally {
+    await pool.close()
+  }
+})
+
 test('a new live census version is read by the worker from the next lookup on', async () => {
   expect((await both(live, 1_000_001)).viaWorker?.identity.usdot_status).toBe('active')
   const results = await importDir(

@@ -20,6 +20,7 @@ import type { RecordWorkerPool } from '../deps.ts'
 import type { Logger } from '../log.ts'
 import type { NationalAverages } from '../safety/national-averages.ts'
 import { parseDataBlocksFirst } from './json.ts'
+import { PendingReplies } from './pending-replies.ts'
 import { answerRecord, type RecordAnswer, type RecordAnswerReader } from './answer.ts'
 import {
   recordData,
@@ -86,7 +87,8 @@ interface Pending {
 
 interface Slot {
   worker: Worker
-  pending: Map<number, Pending>
+  /** by request id, which counts per worker (a ring, not a Map: pending-replies.ts) */
+  pending: PendingReplies<Pending>
   /** the view key of the last request sent to this worker */
   lastKey: string | null
 }
@@ -138,7 +140,6 @@ export interface RecordWorkersOptions {
 export class RecordWorkers implements RecordWorkerPool {
   private readonly slots: (Slot | null)[]
   private readonly options: RecordWorkersOptions
-  private nextId = 1
   private closed = false
 
   constructor(options: RecordWorkersOptions) {
@@ -224,14 +225,13 @@ export class RecordWorkers implements RecordWorkerPool {
     const slot = this.pick()
     if (!slot) return Promise.reject(new Error('record workers are closed'))
     const ref = viewRef(view)
-    const id = this.nextId++
-    const req: ReadRequest = { id, viewKey: ref.key, dot, today, ...(whole ? { whole } : {}) }
-    if (slot.lastKey !== ref.key) {
-      req.view = ref
-      slot.lastKey = ref.key
-    }
+    const sendView = slot.lastKey !== ref.key ? ref : undefined
+    slot.lastKey = ref.key
     return new Promise<ReadReply>((resolve, reject) => {
-      slot.pending.set(id, { resolve, reject })
+      const id = slot.pending.add({ resolve, reject })
+      const req: ReadRequest = { id, viewKey: ref.key, dot, today }
+      if (whole) req.whole = whole
+      if (sendView) req.view = sendView
       slot.worker.postMessage(req)
     })
   }
@@ -259,18 +259,16 @@ export class RecordWorkers implements RecordWorkerPool {
     })
     // an idle pool never keeps the process alive
     worker.unref()
-    const slot: Slot = { worker, pending: new Map(), lastKey: null }
+    const slot: Slot = { worker, pending: new PendingReplies<Pending>(), lastKey: null }
     worker.on('message', (reply: ReadReply) => {
-      const p = slot.pending.get(reply.id)
+      const p = slot.pending.take(reply.id)
       if (!p) return
-      slot.pending.delete(reply.id)
       if ('error' in reply) p.reject(new Error(reply.error))
       else p.resolve(reply)
     })
     const fail = (err: Error) => {
       if (this.slots[index] === slot) this.slots[index] = null
-      for (const p of slot.pending.values()) p.reject(err)
-      slot.pending.clear()
+      for (const p of slot.pending.drain()) p.reject(err)
     }
     worker.on('error', (err) => {
       this.options.log.error({ err }, 'record worker crashed')
