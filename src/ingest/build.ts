@@ -98,8 +98,9 @@ export async function buildDatasetFile(
   try {
     // the rows of `source` (or of each of its arrays, `chunked`), inserted as they arrive (at most
     // GROUP rows held), one transaction per BATCH rows. Rows held until a whole transaction's
-    // worth had arrived (5,000) outlived the building thread's young generation: three quarters
-    // of what it allocated was promoted, and its scavenges cost 10-15 ms each.
+    // worth had arrived (5,000) outlived the building thread's young generation: with 32 parsed
+    // batches in flight (parse-worker.ts), two thirds of what it allocated was promoted, and its
+    // scavenges cost 10-15 ms each.
     const load = async <T>(
       fileId: string,
       source: AsyncIterable<T | readonly T[]>,
