@@ -2,11 +2,11 @@
 # No `# syntax=` line: the build needs no frontend image from a registry (air-gapped builds work
 # with the classic builder and BuildKit alike). Base images and npm packages can come from
 # internal mirrors (README, "Air-gapped install"):
-#   docker build --build-arg NODE_IMAGE=registry.internal/node:22-bookworm \
-#                --build-arg NODE_SLIM_IMAGE=registry.internal/node:22-bookworm-slim \
+#   docker build --build-arg NODE_IMAGE=registry.internal/node:24-bookworm \
+#                --build-arg NODE_SLIM_IMAGE=registry.internal/node:24-bookworm-slim \
 #                --build-arg NPM_REGISTRY=https://npm.internal/ -t carrier-verify .
-ARG NODE_IMAGE=node:22-bookworm
-ARG NODE_SLIM_IMAGE=node:22-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm
+ARG NODE_SLIM_IMAGE=node:24-bookworm-slim
 
 # Build stage: every dependency (better-sqlite3 compiles its native module here), TypeScript → dist/.
 FROM ${NODE_IMAGE} AS build
