@@ -46,6 +46,9 @@ const curveLookups = Number(args.lookups ?? (smoke ? 5_000 : full ? 1_000_000 : 
 const root = resolve('data/bench')
 const tsx = ['--import', 'tsx']
 const FIRST_DOT = 10_000
+// every server and importer this bench starts inherits its environment: glibc's malloc arenas
+// capped as the Docker image caps them (Dockerfile), unless the caller chose otherwise
+process.env.MALLOC_ARENA_MAX ??= '2'
 
 function log(s: string) {
   process.stdout.write(`${s}\n`)
@@ -349,7 +352,9 @@ async function main() {
   log(
     `# carrier-verify bench: ${fmt(censusRows)} census rows, ${connections} connections, ${duration} s per load${smoke ? ' (smoke)' : ''}`,
   )
-  log(`node ${process.version}, ${(await import('node:os')).cpus().length} CPUs`)
+  log(
+    `node ${process.version}, ${(await import('node:os')).cpus().length} CPUs, MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX ?? '(unset)'}`,
+  )
   if (full)
     log(
       'full scale on 2 cores: 6–9 min to generate the files the first time, then ~21 min (imports ~7, loads ~3, a million lookups ~7, search and cost growth ~4; 12–14 min with --reuse-data)',
