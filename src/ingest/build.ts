@@ -121,8 +121,9 @@ export async function buildDatasetFile(
         })
         inTransaction += rows.length
       }
+      /** Commits the open transaction once it holds at least `rows` (≥ 1) rows. */
       const commitAt = async (rows: number) => {
-        if (inTransaction === 0 || inTransaction < rows) return
+        if (inTransaction < rows) return
         timed('insert', () => commit.run())
         inTransaction = 0
         opts.onProgress?.({ dataset: spec.name, file: fileId, rows: fileStats(fileId).rows })
