@@ -5,6 +5,7 @@ import { openAppDb, type AppDb } from './db/app-db.ts'
 import { DatasetRegistry } from './db/datasets.ts'
 import { relativizePaths } from './db/paths.ts'
 import type { Sqlite } from './db/open.ts'
+import type { SortedDots } from './db/dot-set.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createMetrics, type Metrics } from './metrics.ts'
 import type { DataView } from './db/datasets.ts'
@@ -49,6 +50,11 @@ export interface RecordWorkerPool {
       today: string
       nationalAverages?: Config['safety']['nationalAverages']
       dataReasons: readonly string[]
+      /**
+       * the USDOTs with reviews as the caller read them at one instant (a batch): the worker
+       * reads the reviews of a listed company only, as the main thread would
+       */
+      reviewed?: { readonly epoch: number; readonly dots: SortedDots }
     },
   ): Promise<unknown>
   /** the views now served: workers open their files and close any other (after a swap) */

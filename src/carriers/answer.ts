@@ -33,7 +33,7 @@ export interface RecordAnswer {
 
 /** What assembling a whole record needs: its dataset part's, app.db (reviews) and the verdict. */
 export type RecordAnswerDeps = RecordDataDeps &
-  Pick<RecordDeps, 'db'> & {
+  Pick<RecordDeps, 'db' | 'reviewed'> & {
     /** `dataReasons` of the view at this instant (data-check.ts) */
     dataReasons: readonly string[]
   }
@@ -80,10 +80,12 @@ export async function loadRecordAnswer(
     const record = await loadCompanyRecord(deps, view, dot, read)
     return record && answerOf(record)
   }
-  return answer(view, dot, {
+  const whole: RecordAnswerDeps = {
     db: deps.db,
     today: deps.today,
     nationalAverages: deps.nationalAverages,
     dataReasons: deps.dataReasons ?? dataReasons(deps, view),
-  })
+  }
+  if (deps.reviewed) whole.reviewed = deps.reviewed
+  return answer(view, dot, whole)
 }

@@ -22,8 +22,17 @@ import {
   type Identifier,
   type IdentifierMatch,
 } from './docket.ts'
-import { carrierJsonText, toMetaJson } from './json.ts'
-import { meterCall, notFoundForDot, recordLoader, refuseCall, shapeMetered } from './lookup.ts'
+import { crosscheckAnswered } from '../crosscheck/crosscheck.ts'
+import type { RecordAnswer } from './answer.ts'
+import { answerText, carrierJsonText, toMetaJson } from './json.ts'
+import {
+  batchLoaders,
+  meterCall,
+  notFoundForDot,
+  refuseCall,
+  shapeMetered,
+  type BatchLoaders,
+} from './lookup.ts'
 import type { CompanyRecord } from './record.ts'
 import { CarrierJson, MetaJson } from './schema.ts'
 
@@ -173,8 +182,36 @@ interface Slot {
 }
 
 type ParsedOk = Extract<ParsedItem, { ok: true }>
-type Found = { found: true; record: CompanyRecord; match: IdentifierMatch | null }
+/** A found company: its record (named by MC number, or cross-checked), or its answer text. */
+type Found =
+  | { found: true; record: CompanyRecord; match: IdentifierMatch | null }
+  | { found: true; answer: RecordAnswer; dot: number }
 type Resolved = Found | { found: false; error: string }
+
+const dotOf = (f: Found) => ('answer' in f ? f.dot : f.record.dotNumber)
+
+/**
+ * A found item's record already written as JSON text (its answer assembled whole by a record
+ * worker: lookup.ts `batchLoaders`), which `verifyResponseBytes` writes as it is. `toJSON` gives
+ * the object the text stands for, so `JSON.stringify` of an answer is the same text.
+ */
+export class RecordText {
+  readonly text: string
+  constructor(text: string) {
+    this.text = text
+  }
+  toJSON(): unknown {
+    return JSON.parse(this.text)
+  }
+}
+
+/** A batch item's result as `verifyBatch` returns it: a found record as an object or as text. */
+export type BatchResult =
+  | Exclude<VerifyResult, { status: 200 }>
+  | (Omit<Extract<VerifyResult, { status: 200 }>, 'record'> & { record: CarrierJson | RecordText })
+
+/** A batch's answer (`VerifyResponse`) with its results as `verifyBatch` returns them. */
+export type BatchAnswer = Omit<VerifyResponse, 'results'> & { results: BatchResult[] }
 
 /**
  * The charge of each of `n` found items, in input order, inside the batch's write transaction.
@@ -198,17 +235,25 @@ function chargeItems(deps: Deps, caller: Caller, n: number): Usage[] {
   })
 }
 
+const missingDot = (dot: number): Resolved => ({
+  found: false,
+  error: notFoundForDot(dot).message,
+})
+
 async function resolveSlot(
   deps: Deps,
   caller: Caller,
   t: Target,
-  read: (dot: number) => Promise<CompanyRecord | null>,
+  read: BatchLoaders,
+  checked: boolean,
 ): Promise<Resolved> {
   if (t.kind === 'dot') {
-    const record = await read(t.dot)
-    return record
-      ? { found: true, record, match: null }
-      : { found: false, error: notFoundForDot(t.dot).message }
+    if (!checked) {
+      const answer = await read.answer(t.dot)
+      return answer ? { found: true, answer, dot: t.dot } : missingDot(t.dot)
+    }
+    const record = await read.record(t.dot)
+    return record ? { found: true, record, match: null } : missingDot(t.dot)
   }
   const r = await resolveIdentifier(deps, caller, t.id)
   return r.ok
@@ -239,7 +284,7 @@ export async function verifyBatch(
   deps: Deps,
   caller: Caller,
   req: BatchRequest,
-): Promise<{ body: VerifyResponse; usage: Usage }> {
+): Promise<{ body: BatchAnswer; usage: Usage }> {
   if (caller.mode === 'live' && caller.hardCap) {
     const at = deps.clock()
     const before = peekUsage(deps.db, caller, at)
@@ -250,17 +295,19 @@ export async function verifyBatch(
     parsed: parseVerifyItem(input, req.fromDotNumbers),
   }))
   const keys = new Map<string, number>()
-  const read = recordLoader(deps, caller)
+  const read = batchLoaders(deps, caller)
+  const mode = deps.config.crosscheck.mode
+  const checked = (p: ParsedOk) => crosscheckAnswered(mode, p.crosscheck ?? req.crosscheck)
   const resolutions = await Promise.all(
     slots.map((s, i): Promise<Resolved | null> => {
       if (!s.parsed.ok) return Promise.resolve(null)
       if (keys.has(s.parsed.key)) return Promise.resolve(null)
       keys.set(s.parsed.key, i)
-      return resolveSlot(deps, caller, s.parsed.target, read)
+      return resolveSlot(deps, caller, s.parsed.target, read, checked(s.parsed))
     }),
   )
   const answered = new Map<number, number>()
-  const pending: Promise<VerifyResult>[] = []
+  const pending: Promise<BatchResult>[] = []
   // found, first-named companies, in input order: each is charged one call
   const charged: { slot: number; input: unknown; res: Found; p: ParsedOk }[] = []
   for (const [i, s] of slots.entries()) {
@@ -287,7 +334,7 @@ export async function verifyBatch(
       pending[i] = Promise.resolve({ input, status: 404, code: 'not_found', error: res.error })
       continue
     }
-    const dot = res.record.dotNumber
+    const dot = dotOf(res)
     const earlier = answered.get(dot)
     if (earlier !== undefined) {
       pending[i] = Promise.resolve({
@@ -311,8 +358,7 @@ export async function verifyBatch(
       for (const [j, { slot, input, res, p }] of charged.entries()) {
         const usage = usages[j]
         if (!usage) throw new Error(`batch item ${slot} has no charge`)
-        const { record, match } = res
-        const dot = record.dotNumber
+        const dot = dotOf(res)
         if (!usage.allowed) {
           const at = deps.clock()
           pending[slot] = Promise.resolve({
@@ -325,6 +371,19 @@ export async function verifyBatch(
           continue
         }
         if (usage.billed) billed++
+        if ('answer' in res) {
+          const { answer } = res
+          const meta = { usage, requestId: req.requestId, source: answer.source }
+          pending[slot] = Promise.resolve({
+            input,
+            status: 200,
+            dot_number: String(dot),
+            lookup: null,
+            record: new RecordText(answerText(answer.body, answer, meta)),
+          })
+          continue
+        }
+        const { record, match } = res
         const query = p.target.kind === 'id' ? p.target.query : ''
         pending[slot] = shapeMetered(
           deps,
@@ -332,7 +391,7 @@ export async function verifyBatch(
           usage,
           req.requestId,
           p.crosscheck ?? req.crosscheck,
-        ).then((json): VerifyResult => ({
+        ).then((json): BatchResult => ({
           input,
           status: 200,
           dot_number: String(dot),
@@ -382,15 +441,13 @@ export async function verifyBatch(
  * (about 1 MB for 100 records) is never one JavaScript string: strings that large go straight to
  * V8's old generation and brought a full garbage collection every few batches.
  */
-export function verifyResponseBytes(body: VerifyResponse): Buffer<ArrayBuffer> {
+export function verifyResponseBytes(body: BatchAnswer): Buffer<ArrayBuffer> {
   const mark = randomUUID()
   const texts: string[] = []
   const envelope = {
     ...body,
     results: body.results.map((r) =>
-      r.status === 200
-        ? { ...r, record: `${mark}:${texts.push(carrierJsonText(r.record)) - 1}` }
-        : r,
+      r.status === 200 ? { ...r, record: `${mark}:${texts.push(recordTextOf(r.record)) - 1}` } : r,
     ),
   }
   const json = JSON.stringify(envelope)
@@ -409,3 +466,6 @@ export function verifyResponseBytes(body: VerifyResponse): Buffer<ArrayBuffer> {
   for (const p of pieces) at += out.write(p, at)
   return out.subarray(0, at)
 }
+
+const recordTextOf = (r: CarrierJson | RecordText) =>
+  r instanceof RecordText ? r.text : carrierJsonText(r)

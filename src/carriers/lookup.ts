@@ -59,14 +59,46 @@ export function recordLoader(
   deps: Deps,
   caller: Caller,
 ): (dot: number) => Promise<CompanyRecord | null> {
+  return batchLoaders(deps, caller).record
+}
+
+/** How a batch reads its records, every one at the same instant (`batchLoaders`). */
+export interface BatchLoaders {
+  /** the record as an object (an item named by MC number, or cross-checked) */
+  readonly record: (dot: number) => Promise<CompanyRecord | null>
+  /** the record's answer text (every other item) */
+  readonly answer: (dot: number) => Promise<RecordAnswer | null>
+}
+
+/**
+ * The readers of a batch, sharing one instant (the clock, the caller's view, the freshness
+ * verdict, the reviewed companies). `record` is `recordLoader`'s. `answer` gives a record's answer
+ * text: one not cached is assembled whole by a record worker, reviews and Trust Score included
+ * (answer.ts `loadRecordAnswer`), so the main thread neither parses, scores nor serialises it
+ * again; the worker reads the reviews of a company only when it is on the batch's list of
+ * reviewed companies, as the main thread does.
+ */
+export function batchLoaders(deps: Deps, caller: Caller): BatchLoaders {
   const { view, recordDeps } = readContext(deps, caller)
   recordDeps.reviewed = reviewedDots(deps.db)
   const pool = deps.recordWorkers
-  if (!pool) return (dot) => Promise.resolve(getCompanyRecord(recordDeps, view, dot))
+  if (!pool) {
+    const record = (dot: number) => getCompanyRecord(recordDeps, view, dot)
+    return {
+      record: (dot) => Promise.resolve(record(dot)),
+      answer: (dot) => Promise.resolve(answerOrNull(record(dot))),
+    }
+  }
   // the pool is typed in deps.ts, below the record's layer: it reads what recordData returns
   const read = pool.read.bind(pool) as RecordDataReader
-  return (dot) => loadCompanyRecord(recordDeps, view, dot, read)
+  const answer = pool.answer.bind(pool) as RecordAnswerReader
+  return {
+    record: (dot) => loadCompanyRecord(recordDeps, view, dot, read),
+    answer: (dot) => loadRecordAnswer(recordDeps, view, dot, read, answer),
+  }
 }
+
+const answerOrNull = (r: CompanyRecord | null) => r && answerOf(r)
 
 /**
  * `loadRecord` as the answer text of a single lookup without cross-check (answer.ts
@@ -79,10 +111,7 @@ export async function loadAnswer(
   dot: number,
 ): Promise<RecordAnswer | null> {
   const pool = deps.recordWorkers
-  if (!pool) {
-    const record = await loadRecord(deps, caller, dot)
-    return record && answerOf(record)
-  }
+  if (!pool) return answerOrNull(await loadRecord(deps, caller, dot))
   const { view, recordDeps } = readContext(deps, caller)
   // the pool is typed in deps.ts, below the record's layer
   const read = pool.read.bind(pool) as RecordDataReader

@@ -8,7 +8,9 @@ import { DATASET_NAMES, type DatasetName } from '../db/names.ts'
 import type { NationalAverages } from '../safety/national-averages.ts'
 import { dataBlocksFirst } from './json.ts'
 import { openSqlite, type Sqlite } from '../db/open.ts'
-import { answerRecord } from './answer.ts'
+import { answerRecord, type RecordAnswerDeps } from './answer.ts'
+import { sortedDots } from '../db/dot-set.ts'
+import type { ReviewedDots } from '../reviews/reviews.ts'
 import { recordData } from './record.ts'
 import type { FollowRequest, ReadReply, ReadRequest, ViewRef } from './record-workers.ts'
 
@@ -24,6 +26,10 @@ const { nationalAverages, cacheKib, appDb } = workerData as {
 const APP_DB_CACHE_KIB = 2_048
 /** A read-only connection to app.db, opened on the first request for a whole record. */
 let reviewsDb: Sqlite | null = null
+
+/** A reviewed-USDOTs list naming none, and one naming only `dot` (the `reviewed` of a request). */
+const UNREVIEWED: ReviewedDots = { epoch: -1, dots: sortedDots([]) }
+const listing = (dot: number): ReviewedDots => ({ epoch: -1, dots: sortedDots([dot]) })
 
 /** Open dataset connections by file and version. */
 const connections = new Map<string, ActiveDataset>()
@@ -73,7 +79,14 @@ function answer(req: ReadRequest): ReadReply {
     if (req.whole) {
       if (!appDb) return { id: req.id, error: 'no app.db path given to the record worker' }
       reviewsDb ??= openSqlite(appDb, 'readonly', APP_DB_CACHE_KIB)
-      const deps = { db: reviewsDb, today: req.today, dataReasons: req.whole.dataReasons }
+      const deps: RecordAnswerDeps = {
+        db: reviewsDb,
+        today: req.today,
+        dataReasons: req.whole.dataReasons,
+      }
+      // the caller's list at its instant, as far as it concerns this company
+      if (req.whole.reviewed !== undefined)
+        deps.reviewed = req.whole.reviewed ? listing(req.dot) : UNREVIEWED
       return { id: req.id, answer: data && answerRecord(deps, data) }
     }
     return { id: req.id, ...(data ? dataBlocksFirst(data) : { json: 'null', blocks: 0 }) }

@@ -28,7 +28,9 @@ import { dataReasons } from './data-check.ts'
 import { loadRecordAnswer, type RecordAnswerReader } from './answer.ts'
 import type { RecordDataReader } from './record.ts'
 import { RecordWorkers } from './record-workers.ts'
-import { verifyBatch } from './batch.ts'
+import { verifyBatch, verifyResponseBytes } from './batch.ts'
+import { sortedDots } from '../db/dot-set.ts'
+import type { ReviewedDots } from '../reviews/reviews.ts'
 import type { RecordWorkerPool } from '../deps.ts'
 
 let ctx: TestContext
@@ -209,35 +211,6 @@ test.runIf(existsSync('/proc/self/fd'))(
   },
 )
 
-test('a batch reads the records it has not cached through the workers, with the same answer', async () => {
-  let reads = 0
-  const counting: RecordWorkerPool = {
-    get inFlight() {
-      return workers.inFlight
-    },
-    read: (view, dot, d) => (reads++, workers.read(view, dot, d)),
-    answer: (view, dot, d) => workers.answer(view, dot, d),
-    follow: (views) => workers.follow(views),
-    close: () => Promise.resolve(),
-  }
-  const batch = (recordWorkers: RecordWorkerPool | null) =>
-    verifyBatch({ ...ctx.deps, recordWorkers }, live, {
-      items: LIVE_DOTS.map((dot) => ({ dot: String(dot) })),
-      fromDotNumbers: false,
-      crosscheck: undefined,
-      requestId: 'req-batch',
-    })
-  const viaWorkers = await batch(counting)
-  // every USDOT item (found or not) was read by a worker: the cache is off in this context
-  expect(reads).toBeGreaterThanOrEqual(LIVE_DOTS.length)
-  const onMain = await batch(null)
-  expect(viaWorkers.body.results.map((r) => r.status)).toEqual([200, 200, 200, 404])
-  // the same answers but for the month's count, which the first batch moved on
-  const uncounted = (r: unknown) =>
-    JSON.parse(JSON.stringify(r, (k, v: unknown) => (k === 'quota_used' ? null : v))) as unknown
-  expect(uncounted(viaWorkers.body.results)).toEqual(uncounted(onMain.body.results))
-})
-
 test('a worker that cannot read the files answers through the main thread', async () => {
   const view = ctx.deps.datasets.view('test')
   const census = view.get('census') as ActiveDataset
@@ -339,6 +312,82 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
       reviews: { summary: { count: number } }
     }
     expect(json.reviews.summary.count).toBe(1)
+  })
+
+  test('a batch: its records answered whole by the workers (cross-checked ones as data), equal to the main thread’s', async () => {
+    const now = ctx.clock().getTime()
+    // a reviewed company in the batch: the worker reads its reviews (it is on the batch's list)
+    addReview(
+      ctx.deps.db,
+      { dot: 1_000_003, stars: 4, experience_type: 'communication', text: 'On time, good comms' },
+      { now, today: '2026-11-01' },
+    )
+    const calls: string[] = []
+    const counting: RecordWorkerPool = {
+      get inFlight() {
+        return whole.inFlight
+      },
+      read: (view, dot, d) => (calls.push(`data ${dot}`), whole.read(view, dot, d)),
+      answer: (view, dot, d) => (calls.push(`whole ${dot}`), whole.answer(view, dot, d)),
+      follow: (views) => whole.follow(views),
+      close: () => Promise.resolve(),
+    }
+    const items = [
+      ...LIVE_DOTS.map((dot) => ({ dot: String(dot) })),
+      { dot: '1000001', crosscheck: true },
+    ]
+    const batch = (recordWorkers: RecordWorkerPool | null) =>
+      verifyBatch({ ...ctx.deps, recordWorkers }, live, {
+        items,
+        fromDotNumbers: false,
+        crosscheck: undefined,
+        requestId: 'req-batch',
+      })
+    const viaWorkers = await batch(counting)
+    // each USDOT item (found or not) answered whole by a worker; the cache is off in this context
+    expect(calls).toEqual(LIVE_DOTS.map((dot) => `whole ${dot}`))
+    const onMain = await batch(null)
+    expect(viaWorkers.body.results.map((r) => r.status)).toEqual([200, 200, 200, 404, 400])
+    // the same answers, byte for byte, but for the month's count, which the first batch moved on
+    const uncounted = (bytes: Buffer) =>
+      JSON.stringify(
+        JSON.parse(bytes.toString('utf8'), (k, v: unknown) => (k === 'quota_used' ? null : v)),
+      )
+    const answer = uncounted(verifyResponseBytes(viaWorkers.body))
+    expect(answer).toBe(uncounted(verifyResponseBytes(onMain.body)))
+    const reviewed = (JSON.parse(answer) as { results: Record<string, unknown>[] }).results[2]
+    expect(reviewed).toMatchObject({
+      record: { dot_number: '1000003', reviews: { summary: { count: 1 } } },
+    })
+
+    // a cross-checked item is read as data and shaped on the main thread, the rest whole
+    calls.length = 0
+    await verifyBatch({ ...ctx.deps, recordWorkers: counting }, live, {
+      items: [{ dot: '1000001', crosscheck: true }, { dot: '1000002' }],
+      fromDotNumbers: false,
+      crosscheck: undefined,
+      requestId: 'req-batch-2',
+    })
+    expect(calls.sort()).toEqual(['data 1000001', 'whole 1000002'])
+  })
+
+  test('reads the reviews of a company only when the list it is sent names it (a batch’s instant)', async () => {
+    const view = ctx.deps.datasets.view('test')
+    addReview(
+      ctx.deps.db,
+      { dot: 1000005, stars: 2, experience_type: 'delivery', text: 'Late twice' },
+      { now: ctx.clock().getTime(), today: '2026-11-01' },
+    )
+    const deps = { db: ctx.deps.db, today: '2026-11-15', dataReasons: [] }
+    const count = async (reviewed?: ReviewedDots) => {
+      const a = await whole.answer(view, 1000005, reviewed ? { ...deps, reviewed } : deps)
+      return (JSON.parse(`{${a?.body ?? ''}}`) as { reviews: { summary: { count: number } } })
+        .reviews.summary.count
+    }
+    // the worker's own read, a list naming the company, a list read before its first review
+    expect(await count()).toBe(1)
+    expect(await count({ epoch: 1, dots: sortedDots([1000001, 1000005]) })).toBe(1)
+    expect(await count({ epoch: 0, dots: sortedDots([1000001]) })).toBe(0)
   })
 
   test('is judged with the verdict it is sent (a stale dataset is never verified)', async () => {

@@ -18,6 +18,7 @@ import { DATASET_NAMES, type Channel, type DatasetName } from '../db/names.ts'
 import { siblingModule, startWorker } from '../ingest/worker-module.ts'
 import type { RecordWorkerPool } from '../deps.ts'
 import type { Logger } from '../log.ts'
+import { includesDot } from '../db/dot-set.ts'
 import type { NationalAverages } from '../safety/national-averages.ts'
 import { parseDataBlocksFirst } from './json.ts'
 import { PendingReplies } from './pending-replies.ts'
@@ -62,7 +63,14 @@ export interface ReadRequest {
   dot: number
   today: string
   /** set: answer the whole record as text (answer.ts `RecordAnswer`), judged with these reasons */
-  whole?: { dataReasons: readonly string[] }
+  whole?: {
+    dataReasons: readonly string[]
+    /**
+     * whether the company is on the list of reviewed USDOTs the caller read at one instant (a
+     * batch); absent: the worker reads the list itself
+     */
+    reviewed?: boolean
+  }
 }
 
 /** The views the main thread now serves (after a dataset swap): install them, close the rest. */
@@ -170,7 +178,9 @@ export class RecordWorkers implements RecordWorkerPool {
   readonly answer: RecordAnswerReader = async (view, dot, deps) => {
     if (this.options.appDb !== undefined)
       try {
-        const reply = await this.ask(view, dot, deps.today, { dataReasons: deps.dataReasons })
+        const whole: ReadRequest['whole'] = { dataReasons: deps.dataReasons }
+        if (deps.reviewed) whole.reviewed = includesDot(deps.reviewed.dots, dot)
+        const reply = await this.ask(view, dot, deps.today, whole)
         if (!('answer' in reply)) throw new Error('record worker answered without the record')
         return reply.answer
       } catch (err) {
