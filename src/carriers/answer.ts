@@ -1,5 +1,5 @@
 /**
- * A single lookup's record as the text of its answer (issue 17): a record not cached is
+ * A lookup's or a batch item's record as the text of its answer (issue 17): a record not cached is
  * assembled whole by a record worker, reviews and Trust Score included, and reaches the main
  * thread as text, which the main thread neither parses nor serialises again: it adds the meta
  * block (json.ts `answerText`).

@@ -1,9 +1,10 @@
 /**
- * Worker threads that assemble the dataset part of records (record.ts `recordData`) for single
- * lookups. A lookup whose record is not cached spends most of its time in synchronous SQLite
- * reads of several dataset files (from the disk when the host has reclaimed their pages); in a
- * worker those reads leave the main thread free for authentication, metering, reviews, the Trust
- * Score and the response, they overlap each other, and they use the machine's other cores.
+ * Worker threads that assemble records for lookups and batches: the dataset part (record.ts
+ * `recordData`), or the whole record as its answer text (answer.ts `answerRecord`). A lookup
+ * whose record is not cached spends most of its time in synchronous SQLite reads of several
+ * dataset files (from the disk when the host has reclaimed their pages); in a worker those reads
+ * leave the main thread free for authentication, metering and the response, they overlap each
+ * other, and they use the machine's other cores.
  *
  * Each worker opens its own read-only connections to the files of the view the request names: the
  * main thread sends a view's files (paths, version ids, dates) the first time it sends a worker a
