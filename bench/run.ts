@@ -29,7 +29,7 @@ const { values: args } = parseArgs({
 })
 const smoke = args.smoke === true
 // --full: every dataset at its real size around a 4.5 M-row census (generation 6–9 min the first
-// time, kept under data/bench/; then about 21 minutes of imports and load on a 2-core machine)
+// time, kept under data/bench/; then about 16 minutes of imports and load on a 2-core machine)
 const full = args.full === true
 const censusRows = Number(args['census-rows'] ?? (smoke ? 20_000 : full ? 4_500_000 : 500_000))
 const duration = Number(args.duration ?? (smoke ? 2 : 10))
@@ -357,7 +357,7 @@ async function main() {
   )
   if (full)
     log(
-      'full scale on 2 cores: 6–9 min to generate the files the first time, then ~21 min (imports ~7, loads ~3, a million lookups ~7, search and cost growth ~4; 12–14 min with --reuse-data)',
+      'full scale on 2 cores: 6–9 min to generate the files the first time, then ~16 min (imports ~5.5, loads ~3, a million lookups ~3.5, search and cost growth ~4; ~11 min with --reuse-data)',
     )
   const filesDir = join(root, `files-${censusRows}`)
   await ensureFiles(filesDir, args.all === true || full)
