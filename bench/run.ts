@@ -158,6 +158,8 @@ async function load(
     bodies?: () => string
     headers?: Record<string, string>
     connections?: number
+    /** requests per second in all (a steady rate), instead of as many as the server answers */
+    rate?: number
     /** a server process whose CPU time per request to report (all its threads, /proc) */
     cpuOf?: ChildProcess
   },
@@ -170,6 +172,7 @@ async function load(
     url,
     connections: opts.connections ?? connections,
     duration: seconds,
+    ...(opts.rate ? { overallRate: opts.rate } : {}),
     method: (opts.method ?? 'GET') as 'GET',
     headers: {
       ...opts.headers,
@@ -570,6 +573,20 @@ async function main() {
     )
     log(
       `  every batch 100 companies not read before: ${fmt(fresh.rps)} req/s, p50 ${fresh.p50} ms, p99 ${fresh.p99} ms, non-2xx ${fresh.errors} (${fresh.codes}), server CPU ${fresh.cpuUs} µs/request${memOf(server.pid)}`,
+    )
+    // single lookups at a steady rate beside such batches: what an interactive caller (a TMS)
+    // sees while an onboarding job posts batches of new companies
+    const besideSeconds = Math.max(2, Math.round(duration / 2))
+    const [batches, beside] = await Promise.all([
+      load(
+        `${url}/v1/verify`,
+        { method: 'POST', headers: auth, connections: 4, bodies: newBatch },
+        besideSeconds,
+      ),
+      load(url, { paths: lookups.paths, headers: auth, connections: 8, rate: 500 }, besideSeconds),
+    ])
+    log(
+      `  random lookups at 500/s (8 connections) beside them: ${fmt(beside.rps)} req/s, p50 ${beside.p50} ms, p99 ${beside.p99} ms, errors ${beside.errors}; the batches meanwhile ${fmt(batches.rps)} req/s, p99 ${batches.p99} ms, non-2xx ${batches.errors}${memOf(server.pid)}`,
     )
 
     // 3. lookups while a full census import runs in another process

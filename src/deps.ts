@@ -36,7 +36,12 @@ export interface RecordWorkerPool {
   read(
     view: DataView,
     dot: number,
-    deps: { today: string; nationalAverages?: Config['safety']['nationalAverages'] },
+    deps: {
+      today: string
+      nationalAverages?: Config['safety']['nationalAverages']
+      /** a batch's read: taken after the single lookups waiting */
+      batch?: boolean
+    },
   ): Promise<unknown>
   /**
    * A USDOT's whole record in a view as its answer text (carriers/answer.ts `RecordAnswer`), its
@@ -55,6 +60,8 @@ export interface RecordWorkerPool {
        * reads the reviews of a listed company only, as the main thread would
        */
       reviewed?: { readonly epoch: number; readonly dots: SortedDots }
+      /** a batch's read: taken after the single lookups waiting */
+      batch?: boolean
     },
   ): Promise<unknown>
   /** the views now served: workers open their files and close any other (after a swap) */

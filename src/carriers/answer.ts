@@ -87,5 +87,6 @@ export async function loadRecordAnswer(
     dataReasons: deps.dataReasons ?? dataReasons(deps, view),
   }
   if (deps.reviewed) whole.reviewed = deps.reviewed
+  if (deps.batch) whole.batch = true
   return answer(view, dot, whole)
 }

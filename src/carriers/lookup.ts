@@ -81,6 +81,8 @@ export interface BatchLoaders {
 export function batchLoaders(deps: Deps, caller: Caller): BatchLoaders {
   const { view, recordDeps } = readContext(deps, caller)
   recordDeps.reviewed = reviewedDots(deps.db)
+  // a single lookup waiting for a record worker goes before the batch's records
+  recordDeps.batch = true
   const pool = deps.recordWorkers
   if (!pool) {
     const record = (dot: number) => getCompanyRecord(recordDeps, view, dot)

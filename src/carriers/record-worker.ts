@@ -95,8 +95,44 @@ function answer(req: ReadRequest): ReadReply {
   }
 }
 
+/**
+ * Requests received and not answered yet: single lookups, then a batch's reads. While any wait,
+ * each turn of the event loop answers the lookups waiting and then a batch's reads for about
+ * SLICE_MS, so a lookup that arrives while a batch's hundred reads are waiting is answered within
+ * about a slice, not after the hundred (about 15 ms).
+ */
+const lookups: ReadRequest[] = []
+const batchReads: ReadRequest[] = []
+let scheduled = false
+/** How long a turn answers a batch's reads while lookups may be waiting (ms). */
+const SLICE_MS = 1
+
+const answerNext = (): void => {
+  scheduled = false
+  for (let req = lookups.shift(); req; req = lookups.shift()) port.postMessage(answer(req))
+  const until = performance.now() + SLICE_MS
+  for (let req = batchReads.shift(); req; req = batchReads.shift()) {
+    port.postMessage(answer(req))
+    if (performance.now() >= until) break
+  }
+  if (batchReads.length > 0) schedule()
+}
+
+const schedule = (): void => {
+  if (scheduled) return
+  scheduled = true
+  setImmediate(answerNext)
+}
+
+/** Answers every waiting request (before a message that may close the files of their view). */
+const answerWaiting = (): void => {
+  for (const queue of [lookups, batchReads])
+    for (let req = queue.shift(); req; req = queue.shift()) port.postMessage(answer(req))
+}
+
 port.on('message', (msg: ReadRequest | FollowRequest) => {
   if ('follow' in msg) {
+    answerWaiting()
     try {
       for (const ref of msg.follow) install(ref)
     } catch {
@@ -104,5 +140,16 @@ port.on('message', (msg: ReadRequest | FollowRequest) => {
     }
     return
   }
-  port.postMessage(answer(msg))
+  // a view not installed yet may replace one that waiting requests read: they are answered first,
+  // and this request at once, so each request is answered in the view it was sent in
+  if (msg.view && !views.has(msg.view.key)) {
+    answerWaiting()
+    port.postMessage(answer(msg))
+    return
+  }
+  if (msg.batch) {
+    batchReads.push(msg)
+    schedule()
+  } else if (scheduled) lookups.push(msg)
+  else port.postMessage(answer(msg))
 })

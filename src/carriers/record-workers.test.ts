@@ -26,7 +26,7 @@ import { findRecord, loadAnswer, loadRecord } from './lookup.ts'
 import { addReview } from '../reviews/reviews.ts'
 import { dataReasons } from './data-check.ts'
 import { loadRecordAnswer, type RecordAnswerReader } from './answer.ts'
-import type { RecordDataReader } from './record.ts'
+import { recordData, type RecordDataReader } from './record.ts'
 import { RecordWorkers } from './record-workers.ts'
 import { verifyBatch, verifyResponseBytes } from './batch.ts'
 import { sortedDots } from '../db/dot-set.ts'
@@ -210,6 +210,71 @@ test.runIf(existsSync('/proc/self/fd'))(
     }
   },
 )
+
+test('a lookup sent while a batch’s reads wait is answered before most of them', async () => {
+  const pool = new RecordWorkers({ size: 1, log: silentLogger() })
+  try {
+    const view = ctx.deps.datasets.view('live')
+    const order: string[] = []
+    const batch = Array.from({ length: 300 }, (_, i) =>
+      pool
+        .read(view, LIVE_DOTS[i % LIVE_DOTS.length] ?? 0, { today: '2026-11-15', batch: true })
+        .then((r) => (order.push(`batch ${i}`), r)),
+    )
+    const lookup = pool
+      .read(view, 1_000_002, { today: '2026-11-15' })
+      .then((r) => (order.push('lookup'), r))
+    const [one, reads] = await Promise.all([lookup, Promise.all(batch)])
+    // the first read installs the view and is answered at once; the lookup then goes before the
+    // batch reads still waiting (at most a slice of them, about 1 ms, can be answered before it)
+    expect(order.indexOf('lookup')).toBeGreaterThan(0)
+    expect(order.indexOf('lookup')).toBeLessThan(100)
+    // and every read is still the record it names
+    expect((one as { dot_number: string }).dot_number).toBe('1000002')
+    expect(reads.map((r) => (r as { dot_number: string } | null)?.dot_number ?? null)).toEqual(
+      batch.map((_, i) => {
+        const dot = LIVE_DOTS[i % LIVE_DOTS.length] ?? 0
+        return findRecord(ctx.deps, live, dot)?.dot_number ?? null
+      }),
+    )
+  } finally {
+    await pool.close()
+  }
+})
+
+test('a batch’s reads waiting when the views change are answered in the view they were sent in', async () => {
+  const lines: { msg: string }[] = []
+  const log = createLogger('warn', { write: (l: string) => void lines.push(JSON.parse(l)) })
+  const pool = new RecordWorkers({ size: 1, log })
+  try {
+    const view = ctx.deps.datasets.view('live')
+    // a new version of the view (the census file renumbered, as after a swap): installing it
+    // closes the files of the view it replaces
+    const census = view.get('census') as ActiveDataset
+    const swapped: DataView = {
+      source: view.source,
+      versionKey: `${view.versionKey}:swapped`,
+      get: (name) =>
+        name === 'census' ? { ...census, versionId: census.versionId + 1_000 } : view.get(name),
+    }
+    const deps = { today: '2026-11-15', batch: true }
+    const reads = Array.from({ length: 60 }, () => pool.read(view, 1_000_001, deps))
+    pool.follow([swapped, ctx.deps.datasets.view('test')])
+    const after = await pool.read(swapped, 1_000_001, deps)
+    const expected = recordData(deps, view, census, 1_000_001)
+    expect(expected).not.toBeNull()
+    for (const r of await Promise.all(reads)) expect(r).toEqual(expected)
+    expect((after as { dot_number: string }).dot_number).toBe('1000001')
+    // and when a lookup names a view that replaces theirs (the view it carries is installed)
+    const waiting = Array.from({ length: 60 }, () => pool.read(swapped, 1_000_001, deps))
+    const back = await pool.read(view, 1_000_001, { today: '2026-11-15' })
+    for (const r of [...(await Promise.all(waiting)), back]) expect(r).toEqual(expected)
+    // none failed over to the main thread: each was read before its view's files closed
+    expect(lines).toEqual([])
+  } finally {
+    await pool.close()
+  }
+})
 
 test('a worker that cannot read the files answers through the main thread', async () => {
   const view = ctx.deps.datasets.view('test')

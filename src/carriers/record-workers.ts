@@ -63,6 +63,8 @@ export interface ReadRequest {
   viewKey: string
   dot: number
   today: string
+  /** a batch's read: the worker answers the single lookups waiting first (record-worker.ts) */
+  batch?: true
   /** set: answer the whole record as text (answer.ts `RecordAnswer`), judged with these reasons */
   whole?: {
     dataReasons: readonly string[]
@@ -160,7 +162,7 @@ export class RecordWorkers implements RecordWorkerPool {
   /** The dataset part of a USDOT's record in `view`, assembled by the least busy worker. */
   readonly read: RecordDataReader = async (view, dot, deps) => {
     try {
-      const reply = await this.ask(view, dot, deps.today)
+      const reply = await this.ask(view, dot, deps.today, deps.batch === true)
       if (!('json' in reply)) throw new Error('record worker answered without the record data')
       return reply.json === 'null'
         ? null
@@ -181,7 +183,7 @@ export class RecordWorkers implements RecordWorkerPool {
       try {
         const whole: ReadRequest['whole'] = { dataReasons: deps.dataReasons }
         if (deps.reviewed) whole.reviewed = includesDot(deps.reviewed.dots, dot)
-        const reply = await this.ask(view, dot, deps.today, whole)
+        const reply = await this.ask(view, dot, deps.today, deps.batch === true, whole)
         if (!('answer' in reply)) throw new Error('record worker answered without the record')
         return reply.answer
       } catch (err) {
@@ -231,6 +233,7 @@ export class RecordWorkers implements RecordWorkerPool {
     view: DataView,
     dot: number,
     today: string,
+    batch: boolean,
     whole?: ReadRequest['whole'],
   ): Promise<ReadReply> {
     const slot = this.pick()
@@ -241,6 +244,7 @@ export class RecordWorkers implements RecordWorkerPool {
     return new Promise<ReadReply>((resolve, reject) => {
       const id = slot.pending.add({ resolve, reject })
       const req: ReadRequest = { id, viewKey: ref.key, dot, today }
+      if (batch) req.batch = true
       if (whole) req.whole = whole
       if (sendView) req.view = sendView
       slot.worker.postMessage(req)

@@ -61,6 +61,11 @@ export interface RecordDeps {
   reviewed?: ReviewedDots
   /** entries of the per-view cache of the dataset part of records (record-cache.ts); 0 or unset: off */
   cacheEntries?: number
+  /**
+   * a batch's read: a record worker takes it after the single lookups waiting (record-workers.ts),
+   * so a batch of companies never read before does not hold up other callers' lookups
+   */
+  batch?: boolean
 }
 
 /**
@@ -254,7 +259,7 @@ export function completeRecord(
 const trustMemo = new WeakMap<RecordData, { key: string; trust: TrustJson }>()
 
 /** What assembling the dataset part of a record needs besides the view. */
-export type RecordDataDeps = Pick<RecordDeps, 'today' | 'nationalAverages'>
+export type RecordDataDeps = Pick<RecordDeps, 'today' | 'nationalAverages' | 'batch'>
 
 /** The dataset part of a record (every block but reviews and trust), or null when none knows it. */
 export function recordData(
