@@ -59,7 +59,7 @@ export function recordLoader(
   deps: Deps,
   caller: Caller,
 ): (dot: number) => Promise<CompanyRecord | null> {
-  return batchLoaders(deps, caller).record
+  return loaders(deps, caller, false).record
 }
 
 /** How a batch reads its records, every one at the same instant (`batchLoaders`). */
@@ -79,10 +79,14 @@ export interface BatchLoaders {
  * reviewed companies, as the main thread does.
  */
 export function batchLoaders(deps: Deps, caller: Caller): BatchLoaders {
+  // a single lookup waiting for a record worker goes before the batch's records
+  return loaders(deps, caller, true)
+}
+
+function loaders(deps: Deps, caller: Caller, batch: boolean): BatchLoaders {
   const { view, recordDeps } = readContext(deps, caller)
   recordDeps.reviewed = reviewedDots(deps.db)
-  // a single lookup waiting for a record worker goes before the batch's records
-  recordDeps.batch = true
+  if (batch) recordDeps.batch = true
   const pool = deps.recordWorkers
   if (!pool) {
     const record = (dot: number) => getCompanyRecord(recordDeps, view, dot)

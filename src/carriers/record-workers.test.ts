@@ -388,12 +388,14 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
       { now, today: '2026-11-01' },
     )
     const calls: string[] = []
+    // a batch's reads are marked (the worker answers single lookups first)
+    const mark = (d: { batch?: boolean }) => (d.batch ? ' (batch)' : '')
     const counting: RecordWorkerPool = {
       get inFlight() {
         return whole.inFlight
       },
-      read: (view, dot, d) => (calls.push(`data ${dot}`), whole.read(view, dot, d)),
-      answer: (view, dot, d) => (calls.push(`whole ${dot}`), whole.answer(view, dot, d)),
+      read: (view, dot, d) => (calls.push(`data ${dot}${mark(d)}`), whole.read(view, dot, d)),
+      answer: (view, dot, d) => (calls.push(`whole ${dot}${mark(d)}`), whole.answer(view, dot, d)),
       follow: (views) => whole.follow(views),
       close: () => Promise.resolve(),
     }
@@ -410,7 +412,7 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
       })
     const viaWorkers = await batch(counting)
     // each USDOT item (found or not) answered whole by a worker; the cache is off in this context
-    expect(calls).toEqual(LIVE_DOTS.map((dot) => `whole ${dot}`))
+    expect(calls).toEqual(LIVE_DOTS.map((dot) => `whole ${dot} (batch)`))
     const onMain = await batch(null)
     expect(viaWorkers.body.results.map((r) => r.status)).toEqual([200, 200, 200, 404, 400])
     // the same answers, byte for byte, but for the month's count, which the first batch moved on
@@ -433,7 +435,11 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
       crosscheck: undefined,
       requestId: 'req-batch-2',
     })
-    expect(calls.sort()).toEqual(['data 1000001', 'whole 1000002'])
+    expect(calls.sort()).toEqual(['data 1000001 (batch)', 'whole 1000002 (batch)'])
+    // a single lookup's read is not marked
+    calls.length = 0
+    await loadRecord({ ...ctx.deps, recordWorkers: counting }, live, 1_000_002)
+    expect(calls).toEqual(['data 1000002'])
   })
 
   test('reads the reviews of a company only when the list it is sent names it (a batch’s instant)', async () => {
