@@ -33,7 +33,7 @@ export interface RecordAnswer {
 
 /** What assembling a whole record needs: its dataset part's, app.db (reviews) and the verdict. */
 export type RecordAnswerDeps = RecordDataDeps &
-  Pick<RecordDeps, 'db' | 'reviewed'> & {
+  Pick<RecordDeps, 'db' | 'reviewed' | 'batch'> & {
     /** `dataReasons` of the view at this instant (data-check.ts) */
     dataReasons: readonly string[]
   }

@@ -45,21 +45,7 @@ export async function loadRecord(
   caller: Caller,
   dot: number,
 ): Promise<CompanyRecord | null> {
-  return recordLoader(deps, caller)(dot)
-}
-
-/**
- * `recordReader` for a request that can wait (a batch): the clock, the caller's view, the
- * freshness verdict and which companies have reviews are read once, and records not cached are
- * assembled by the record workers (in that view) when the server runs them, so a batch of
- * companies never read before does not hold the main thread, and its reads fill the workers'
- * page caches, not the main thread's.
- */
-export function recordLoader(
-  deps: Deps,
-  caller: Caller,
-): (dot: number) => Promise<CompanyRecord | null> {
-  return loaders(deps, caller, false).record
+  return loaders(deps, caller, false).record(dot)
 }
 
 /** How a batch reads its records, every one at the same instant (`batchLoaders`). */
@@ -72,11 +58,13 @@ export interface BatchLoaders {
 
 /**
  * The readers of a batch, sharing one instant (the clock, the caller's view, the freshness
- * verdict, the reviewed companies). `record` is `recordLoader`'s. `answer` gives a record's answer
- * text: one not cached is assembled whole by a record worker, reviews and Trust Score included
- * (answer.ts `loadRecordAnswer`), so the main thread neither parses, scores nor serialises it
- * again; the worker reads the reviews of a company only when it is on the batch's list of
- * reviewed companies, as the main thread does.
+ * verdict, the reviewed companies), records not cached read by the record workers (in that view)
+ * when the server runs them, so a batch of companies never read before does not hold the main
+ * thread and its reads fill the workers' page caches, not the main thread's. `record` gives the
+ * record as `loadRecord` does. `answer` gives a record's answer text: one not cached is assembled
+ * whole by a record worker, reviews and Trust Score included (answer.ts `loadRecordAnswer`), so
+ * the main thread neither parses, scores nor serialises it again; the worker reads the reviews of
+ * a company only when it is on the batch's list of reviewed companies, as the main thread does.
  */
 export function batchLoaders(deps: Deps, caller: Caller): BatchLoaders {
   // a single lookup waiting for a record worker goes before the batch's records

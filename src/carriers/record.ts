@@ -181,7 +181,7 @@ export const cacheKey = (deps: RecordDeps, dot: number) => `${deps.today}|${dot}
 export type RecordDataReader = (
   view: DataView,
   dot: number,
-  deps: RecordDataDeps,
+  deps: RecordDataDeps & Pick<RecordDeps, 'batch'>,
 ) => Promise<RecordData | null>
 
 /** `getCompanyRecord`, with the dataset part read by `read` when it is not cached. */
@@ -259,7 +259,7 @@ export function completeRecord(
 const trustMemo = new WeakMap<RecordData, { key: string; trust: TrustJson }>()
 
 /** What assembling the dataset part of a record needs besides the view. */
-export type RecordDataDeps = Pick<RecordDeps, 'today' | 'nationalAverages' | 'batch'>
+export type RecordDataDeps = Pick<RecordDeps, 'today' | 'nationalAverages'>
 
 /** The dataset part of a record (every block but reviews and trust), or null when none knows it. */
 export function recordData(
