@@ -586,6 +586,35 @@ async function main() {
       `  random lookups at 500/s (8 connections) beside them: ${fmt(beside.rps)} req/s, p50 ${beside.p50} ms, p99 ${beside.p99} ms, errors ${beside.errors}; the batches meanwhile ${fmt(batches.rps)} req/s, p99 ${batches.p99} ms, non-2xx ${batches.errors}${memOf(server.pid)}`,
     )
 
+    // the same two with every item named by an MC number (how brokers often list carriers):
+    // dockets drawn from the census, a tenth of them at most, so few are named twice
+    const census = new Database(censusFile, { readonly: true })
+    const mcs = census
+      .prepare(
+        "SELECT number FROM census_dockets WHERE prefix = 'MC' AND number % 10 = 3 ORDER BY random() LIMIT 400000",
+      )
+      .pluck()
+      .all() as number[]
+    census.close()
+    const randomMc = () => `MC-${mcs[Math.floor(Math.random() * mcs.length)] ?? 0}`
+    const newMcBatch = () =>
+      JSON.stringify({ companies: Array.from({ length: 100 }, () => ({ mc: randomMc() })) })
+    const byMc = await load(`${url}/v1/verify`, { ...verifyLoad, bodies: newMcBatch }, halfSeconds)
+    log(
+      `  every batch 100 MC numbers not read before: ${fmt(byMc.rps)} req/s, p50 ${byMc.p50} ms, p99 ${byMc.p99} ms, non-2xx ${byMc.errors} (${byMc.codes}), server CPU ${byMc.cpuUs} µs/request${memOf(server.pid)}`,
+    )
+    const [mcBatches, besideMc] = await Promise.all([
+      load(
+        `${url}/v1/verify`,
+        { method: 'POST', headers: auth, connections: 4, bodies: newMcBatch },
+        halfSeconds,
+      ),
+      load(url, { paths: lookups.paths, headers: auth, connections: 8, rate: 500 }, halfSeconds),
+    ])
+    log(
+      `  random lookups at 500/s (8 connections) beside them: ${fmt(besideMc.rps)} req/s, p50 ${besideMc.p50} ms, p99 ${besideMc.p99} ms, errors ${besideMc.errors}; the batches meanwhile ${fmt(mcBatches.rps)} req/s, p99 ${mcBatches.p99} ms, non-2xx ${mcBatches.errors}${memOf(server.pid)}`,
+    )
+
     // 3. lookups while a full census import runs in another process
     const cachedBefore = pageCacheGb()
     const importer = spawn(

@@ -17,10 +17,16 @@ import {
   DotParam,
   identifierKey,
   McParam,
+  bestHolder,
+  docketHolders,
+  noDocketHolder,
+  type DocketCandidate,
+  type DocketIdentifier,
   resolveIdentifier,
   toDocketLookupJson,
   type Identifier,
   type IdentifierMatch,
+  type IdentifierResolution,
 } from './docket.ts'
 import { crosscheckAnswered } from '../crosscheck/crosscheck.ts'
 import type { RecordAnswer } from './answer.ts'
@@ -31,7 +37,7 @@ import {
   notFoundForDot,
   refuseCall,
   shapeMetered,
-  type BatchLoaders,
+  type RecordLoaders,
 } from './lookup.ts'
 import type { CompanyRecord } from './record.ts'
 import { CarrierJson, MetaJson } from './schema.ts'
@@ -182,10 +188,15 @@ interface Slot {
 }
 
 type ParsedOk = Extract<ParsedItem, { ok: true }>
-/** A found company: its record (named by MC number, or cross-checked), or its answer text. */
+/** How an item named by docket was resolved (its `lookup` block); null for an item named by USDOT. */
+type Lookup = Pick<IdentifierMatch, 'identifier' | 'via' | 'others'> | null
+/**
+ * A found company: its record (cross-checked, a USDOT-suffix identifier, or a docket several
+ * USDOTs hold), or its answer text (every other item).
+ */
 type Found =
-  | { found: true; record: CompanyRecord; match: IdentifierMatch | null }
-  | { found: true; answer: RecordAnswer; dot: number }
+  | { found: true; record: CompanyRecord; match: Lookup }
+  | { found: true; answer: RecordAnswer; dot: number; match: Lookup }
 type Resolved = Found | { found: false; error: string }
 
 const dotOf = (f: Found) => ('answer' in f ? f.dot : f.record.dotNumber)
@@ -244,21 +255,47 @@ async function resolveSlot(
   deps: Deps,
   caller: Caller,
   t: Target,
-  read: BatchLoaders,
+  read: RecordLoaders,
   checked: boolean,
 ): Promise<Resolved> {
   if (t.kind === 'dot') {
     if (!checked) {
       const answer = await read.answer(t.dot)
-      return answer ? { found: true, answer, dot: t.dot } : missingDot(t.dot)
+      return answer ? { found: true, answer, dot: t.dot, match: null } : missingDot(t.dot)
     }
     const record = await read.record(t.dot)
     return record ? { found: true, record, match: null } : missingDot(t.dot)
   }
-  const r = await resolveIdentifier(deps, caller, t.id)
-  return r.ok
+  const id = t.id
+  if (id.kind === 'docket') {
+    const holders = await docketHolders(deps, read.view, id)
+    const [only] = holders
+    // most dockets have one holder: nothing to rank, so its answer is assembled whole
+    if (only && holders.length === 1 && !checked) return soleHolder(id, only, read)
+    return matched(await bestHolder(id, holders, read.record))
+  }
+  return matched(await resolveIdentifier(deps, caller, id, read))
+}
+
+const matched = (r: IdentifierResolution): Resolved =>
+  r.ok
     ? { found: true, record: r.match.record, match: r.match }
     : { found: false, error: r.message }
+
+/** A docket's only holder, answered as text like an item named by USDOT. */
+async function soleHolder(
+  id: DocketIdentifier,
+  holder: DocketCandidate,
+  read: RecordLoaders,
+): Promise<Resolved> {
+  const answer = await read.answer(holder.dot)
+  if (!answer) return { found: false, error: noDocketHolder(id) }
+  return {
+    found: true,
+    answer,
+    dot: holder.dot,
+    match: { identifier: id, via: holder.via, others: [] },
+  }
 }
 
 function viewAsOf(deps: Deps, caller: Caller): Record<string, string | null> {
@@ -371,6 +408,8 @@ export async function verifyBatch(
           continue
         }
         if (usage.billed) billed++
+        const query = p.target.kind === 'id' ? p.target.query : ''
+        const lookup = res.match ? toDocketLookupJson(query, res.match) : null
         if ('answer' in res) {
           const { answer } = res
           const meta = { usage, requestId: req.requestId, source: answer.source }
@@ -378,13 +417,12 @@ export async function verifyBatch(
             input,
             status: 200,
             dot_number: String(dot),
-            lookup: null,
+            lookup,
             record: new RecordText(answerText(answer.body, answer, meta)),
           })
           continue
         }
-        const { record, match } = res
-        const query = p.target.kind === 'id' ? p.target.query : ''
+        const { record } = res
         pending[slot] = shapeMetered(
           deps,
           record,
@@ -395,7 +433,7 @@ export async function verifyBatch(
           input,
           status: 200,
           dot_number: String(dot),
-          lookup: match ? toDocketLookupJson(query, match) : null,
+          lookup,
           record: json,
         }))
       }

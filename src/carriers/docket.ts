@@ -12,7 +12,7 @@ import type { Caller } from '../keys/keys.ts'
 import * as N from '../ingest/normalize.ts'
 import { resolveDocketViaQcmobile } from '../crosscheck/crosscheck.ts'
 import { findCensusByDocket } from '../census/census.ts'
-import { loadRecord } from './lookup.ts'
+import { recordLoaders, type RecordLoaders } from './lookup.ts'
 import type { CompanyRecord } from './record.ts'
 import type { EntityType } from '../fields.ts'
 
@@ -56,6 +56,9 @@ const SUFFIX_WORD: Record<AuthoritySuffix, string> = {
 export type Identifier =
   | { kind: 'docket'; prefix: N.DocketPrefix; number: number; display: string }
   | { kind: 'usdot_suffix'; dot: number; suffix: AuthoritySuffix; display: string }
+
+/** An MC, FF or MX docket (not a USDOT-suffix identifier). */
+export type DocketIdentifier = Extract<Identifier, { kind: 'docket' }>
 
 const MAX_INPUT = 40
 // `USDOT 1234567-B`, `DOT#1234567 B`, `1234567B`: digits then one authority letter
@@ -185,14 +188,16 @@ export function rankHolders<T extends { record: CompanyRecord; via: ResolvedVia 
  * licensing, then the census, then (live mirror only, when configured) QCMobile; when several
  * USDOTs hold the docket the best-ranked one is chosen and the others are reported.
  * USDOT-suffix identifiers resolve to their USDOT, filtered by the authority the letter names.
+ * `read`: the request's readers (a batch's, so its items read at one instant), else this one's.
  */
 export async function resolveIdentifier(
   deps: Deps,
   caller: Caller,
   id: Identifier,
+  read: Pick<RecordLoaders, 'view' | 'record'> = recordLoaders(deps, caller),
 ): Promise<IdentifierResolution> {
   if (id.kind === 'usdot_suffix') {
-    const record = await loadRecord(deps, caller, id.dot)
+    const record = await read.record(id.dot)
     if (!record) return { ok: false, message: `No company found for USDOT number ${id.dot}` }
     const role = SUFFIX_ROLE[id.suffix]
     const roles = record.identity.entity_types
@@ -203,20 +208,43 @@ export async function resolveIdentifier(
       }
     return { ok: true, match: { identifier: id, record, via: 'usdot', others: [] } }
   }
-  const view = deps.datasets.view(caller.mode)
+  return bestHolder(id, await docketHolders(deps, read.view, id), read.record)
+}
+
+/**
+ * The USDOT numbers holding a docket in a view: licensing, then the census, then (live mirror
+ * only, when configured) QCMobile when the local data names none.
+ */
+export async function docketHolders(
+  deps: Deps,
+  view: DataView,
+  id: DocketIdentifier,
+): Promise<DocketCandidate[]> {
   if (!view.get('census')) throw new AppError('dataset_unavailable')
-  let candidates = docketCandidates(view, id.prefix, id.number)
-  if (candidates.length === 0 && view.source === 'mirror') {
-    const dots = (await resolveDocketViaQcmobile(deps, id.prefix, id.number)) ?? []
-    candidates = dots.slice(0, MAX_CANDIDATES).map((dot) => ({ dot, via: 'qcmobile' as const }))
-  }
-  const read = await Promise.all(candidates.map((c) => loadRecord(deps, caller, c.dot)))
+  const candidates = docketCandidates(view, id.prefix, id.number)
+  if (candidates.length > 0 || view.source !== 'mirror') return candidates
+  const dots = (await resolveDocketViaQcmobile(deps, id.prefix, id.number)) ?? []
+  return dots.slice(0, MAX_CANDIDATES).map((dot) => ({ dot, via: 'qcmobile' as const }))
+}
+
+export const noDocketHolder = (id: DocketIdentifier) => `No company found for docket ${id.display}`
+
+/**
+ * The best-ranked of a docket's holders whose records are found (`record`: the request's reader),
+ * with the others reported.
+ */
+export async function bestHolder(
+  id: DocketIdentifier,
+  candidates: readonly DocketCandidate[],
+  record: (dot: number) => Promise<CompanyRecord | null>,
+): Promise<IdentifierResolution> {
+  const read = await Promise.all(candidates.map((c) => record(c.dot)))
   const found = candidates.flatMap((c, i) => {
-    const record = read[i]
-    return record ? [{ record, via: c.via }] : []
+    const r = read[i]
+    return r ? [{ record: r, via: c.via }] : []
   })
   const [best, ...rest] = rankHolders(found)
-  if (!best) return { ok: false, message: `No company found for docket ${id.display}` }
+  if (!best) return { ok: false, message: noDocketHolder(id) }
   return {
     ok: true,
     match: {
@@ -270,7 +298,10 @@ export const DocketLookupJson = z.object({
 export type DocketLookupJson = z.infer<typeof DocketLookupJson>
 
 /** The `lookup` block of a resolved identifier. */
-export const toDocketLookupJson = (query: string, m: IdentifierMatch): DocketLookupJson => ({
+export const toDocketLookupJson = (
+  query: string,
+  m: Pick<IdentifierMatch, 'identifier' | 'via' | 'others'>,
+): DocketLookupJson => ({
   query,
   identifier: m.identifier.display,
   kind: m.identifier.kind,

@@ -45,15 +45,25 @@ export async function loadRecord(
   caller: Caller,
   dot: number,
 ): Promise<CompanyRecord | null> {
-  return loaders(deps, caller, false).record(dot)
+  return recordLoaders(deps, caller).record(dot)
 }
 
-/** How a batch reads its records, every one at the same instant (`batchLoaders`). */
-export interface BatchLoaders {
+/** How a request reads records, every one at the same instant (`recordLoaders`, `batchLoaders`). */
+export interface RecordLoaders {
+  /** the caller's view at that instant (the files every record is read from) */
+  readonly view: DataView
   /** the record as an object (an item named by MC number, or cross-checked) */
   readonly record: (dot: number) => Promise<CompanyRecord | null>
   /** the record's answer text (every other item) */
   readonly answer: (dot: number) => Promise<RecordAnswer | null>
+}
+
+/**
+ * The readers of one request (a single lookup, or the holders of one docket), sharing one
+ * instant: the clock, the caller's view, the freshness verdict and the reviewed companies.
+ */
+export function recordLoaders(deps: Deps, caller: Caller): RecordLoaders {
+  return loaders(deps, caller, false)
 }
 
 /**
@@ -66,12 +76,14 @@ export interface BatchLoaders {
  * the main thread neither parses, scores nor serialises it again; the worker reads the reviews of
  * a company only when it is on the batch's list of reviewed companies, as the main thread does.
  */
-export function batchLoaders(deps: Deps, caller: Caller): BatchLoaders {
+export function batchLoaders(deps: Deps, caller: Caller): RecordLoaders {
   // a single lookup waiting for a record worker goes before the batch's records
   return loaders(deps, caller, true)
 }
 
-function loaders(deps: Deps, caller: Caller, batch: boolean): BatchLoaders {
+const answerOrNull = (r: CompanyRecord | null) => r && answerOf(r)
+
+function loaders(deps: Deps, caller: Caller, batch: boolean): RecordLoaders {
   const { view, recordDeps } = readContext(deps, caller)
   recordDeps.reviewed = reviewedDots(deps.db)
   if (batch) recordDeps.batch = true
@@ -79,6 +91,7 @@ function loaders(deps: Deps, caller: Caller, batch: boolean): BatchLoaders {
   if (!pool) {
     const record = (dot: number) => getCompanyRecord(recordDeps, view, dot)
     return {
+      view,
       record: (dot) => Promise.resolve(record(dot)),
       answer: (dot) => Promise.resolve(answerOrNull(record(dot))),
     }
@@ -87,12 +100,11 @@ function loaders(deps: Deps, caller: Caller, batch: boolean): BatchLoaders {
   const read = pool.read.bind(pool) as RecordDataReader
   const answer = pool.answer.bind(pool) as RecordAnswerReader
   return {
+    view,
     record: (dot) => loadCompanyRecord(recordDeps, view, dot, read),
     answer: (dot) => loadRecordAnswer(recordDeps, view, dot, read, answer),
   }
 }
-
-const answerOrNull = (r: CompanyRecord | null) => r && answerOf(r)
 
 /**
  * `loadRecord` as the answer text of a single lookup without cross-check (answer.ts

@@ -41,11 +41,16 @@ let sandbox: Caller
 const SAMPLE_DOTS = [344554, 1000001, 1000002, 1000004, 1000005, 1000010, 1000100, 99_999_998]
 const LIVE_DOTS = [1_000_001, 1_000_002, 1_000_003, 1_000_004]
 
+/** 1,000,003 also holds MC-2: a docket with two holders (MC-1 and MC-3 have one each). */
+const SHARED_DOCKET: Record<number, CensusFields> = {
+  1_000_003: { DOCKET2PREFIX: 'MC', DOCKET2: '2' },
+}
+
 const census = (dir: string, over: Record<number, CensusFields> = {}) => {
   mkdirSync(dir, { recursive: true })
   writeCensus(
     join(dir, `${CENSUS_FILE_ID}.csv`),
-    LIVE_DOTS.slice(0, 3).map((dot) => carrierRow(dot, over[dot] ?? {})),
+    LIVE_DOTS.slice(0, 3).map((dot) => carrierRow(dot, { ...SHARED_DOCKET[dot], ...over[dot] })),
   )
   return dir
 }
@@ -440,6 +445,52 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
     calls.length = 0
     await loadRecord({ ...ctx.deps, recordWorkers: counting }, live, 1_000_002)
     expect(calls).toEqual(['data 1000002'])
+  })
+
+  test('a batch’s items named by a docket with one holder are answered whole, as by USDOT; several holders are ranked from their records', async () => {
+    const calls: string[] = []
+    const mark = (d: { batch?: boolean }) => (d.batch ? ' (batch)' : '')
+    const counting: RecordWorkerPool = {
+      get inFlight() {
+        return whole.inFlight
+      },
+      // marked: read through the batch's readers, at its one instant
+      read: (view, dot, d) => (calls.push(`data ${dot}${mark(d)}`), whole.read(view, dot, d)),
+      answer: (view, dot, d) => (calls.push(`whole ${dot}${mark(d)}`), whole.answer(view, dot, d)),
+      follow: (views) => whole.follow(views),
+      close: () => Promise.resolve(),
+    }
+    const items = [{ mc: 'MC-1' }, { mc: 'MC-000002' }, { mc: 'mc 3' }, { mc: 'MC-4' }]
+    const batch = (recordWorkers: RecordWorkerPool | null) =>
+      verifyBatch({ ...ctx.deps, recordWorkers }, live, {
+        items,
+        fromDotNumbers: false,
+        crosscheck: undefined,
+        requestId: 'req-batch-mc',
+      })
+    const viaWorkers = await batch(counting)
+    // MC-1: one holder, whole; MC-2: two holders, both read as data and ranked; MC-3: its holder
+    // was MC-2's pick, a duplicate (found either way); MC-4: no holder, nothing read
+    expect(calls.sort()).toEqual(
+      ['data 1000002', 'data 1000003', 'whole 1000001', 'whole 1000003'].map((c) => `${c} (batch)`),
+    )
+    const results = viaWorkers.body.results
+    expect(results.map((r) => r.status)).toEqual([200, 200, 400, 404])
+    expect(results[0]).toMatchObject({
+      dot_number: '1000001',
+      lookup: { query: 'MC-1', identifier: 'MC-1', resolved_via: 'census', other_dot_numbers: [] },
+    })
+    expect(results[1]).toMatchObject({ lookup: { identifier: 'MC-2', resolved_via: 'census' } })
+    expect(results[3]).toMatchObject({ error: 'No company found for docket MC-4' })
+    // the same bytes as the main thread's assembly, but for the month's count
+    const uncounted = (bytes: Buffer) =>
+      JSON.stringify(
+        JSON.parse(bytes.toString('utf8'), (k, v: unknown) => (k === 'quota_used' ? null : v)),
+      )
+    const onMain = await batch(null)
+    expect(uncounted(verifyResponseBytes(viaWorkers.body))).toBe(
+      uncounted(verifyResponseBytes(onMain.body)),
+    )
   })
 
   test('reads the reviews of a company only when the list it is sent names it (a batch’s instant)', async () => {
