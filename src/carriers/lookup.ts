@@ -70,7 +70,8 @@ export function recordLoaders(deps: Deps, caller: Caller): RecordLoaders {
  * The readers of a batch, sharing one instant (the clock, the caller's view, the freshness
  * verdict, the reviewed companies), records not cached read by the record workers (in that view)
  * when the server runs them, so a batch of companies never read before does not hold the main
- * thread and its reads fill the workers' page caches, not the main thread's. `record` gives the
+ * thread and its record reads fill the workers' page caches, not the main thread's (an item named
+ * by docket still looks up the docket's holders on the main thread). `record` gives the
  * record as `loadRecord` does. `answer` gives a record's answer text: one not cached is assembled
  * whole by a record worker, reviews and Trust Score included (answer.ts `loadRecordAnswer`), so
  * the main thread neither parses, scores nor serialises it again; the worker reads the reviews of
