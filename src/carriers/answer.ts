@@ -6,6 +6,7 @@
  */
 import type { DataView } from '../db/datasets.ts'
 import { AppError } from '../errors.ts'
+import { toBondJson } from './bond.ts'
 import { dataReasons } from './data-check.ts'
 import { recordBodyText, recordBodyTextOnce } from './json.ts'
 import { missKept, peekPerView } from './record-cache.ts'
@@ -27,6 +28,8 @@ import {
  */
 export interface RecordAnswer {
   body: string
+  /** the record's `bond` block (bond.ts `toBondJson`) as JSON text, when asked (GET /v1/broker) */
+  bond?: string
   dataAsOf: CompanyRecord['dataAsOf']
   source: CompanyRecord['source']
 }
@@ -36,6 +39,8 @@ export type RecordAnswerDeps = RecordDataDeps &
   Pick<RecordDeps, 'db' | 'reviewed' | 'batch'> & {
     /** `dataReasons` of the view at this instant (data-check.ts) */
     dataReasons: readonly string[]
+    /** also answer the record's `bond` block as text (`RecordAnswer.bond`) */
+    bond?: true
   }
 
 /** Assembles a USDOT's whole record in a view as a `RecordAnswer` (in a worker thread). */
@@ -51,20 +56,29 @@ export type RecordAnswerReader = (
  */
 export function answerRecord(deps: RecordAnswerDeps, data: RecordData): RecordAnswer {
   const r = completeRecord(deps, data, deps.dataReasons, false)
-  return { body: recordBodyTextOnce(r), dataAsOf: r.dataAsOf, source: r.source }
+  const answer: RecordAnswer = {
+    body: recordBodyTextOnce(r),
+    dataAsOf: r.dataAsOf,
+    source: r.source,
+  }
+  if (deps.bond) answer.bond = bondText(r)
+  return answer
 }
 
-/** The answer of an assembled record. */
-export const answerOf = (r: CompanyRecord): RecordAnswer => ({
-  body: recordBodyText(r),
-  dataAsOf: r.dataAsOf,
-  source: r.source,
-})
+/** The answer of an assembled record, with its bond block's text when `bond`. */
+export function answerOf(r: CompanyRecord, bond = false): RecordAnswer {
+  const answer: RecordAnswer = { body: recordBodyText(r), dataAsOf: r.dataAsOf, source: r.source }
+  if (bond) answer.bond = bondText(r)
+  return answer
+}
+
+const bondText = (r: CompanyRecord) => JSON.stringify(toBondJson(r.insurance, r.authority))
 
 /**
- * A single lookup's record as its answer text. A record the cache holds, or will keep (its
- * second miss: record-cache.ts), is assembled as an object (`loadCompanyRecord`); any other is
- * assembled whole by `answer` (a record worker) and reaches the main thread as text only.
+ * A single lookup's record as its answer text (with its bond block's when `bond`). A record the
+ * cache holds, or will keep (its second miss: record-cache.ts), is assembled as an object
+ * (`loadCompanyRecord`); any other is assembled whole by `answer` (a record worker) and reaches
+ * the main thread as text only.
  */
 export async function loadRecordAnswer(
   deps: RecordDeps,
@@ -72,13 +86,14 @@ export async function loadRecordAnswer(
   dot: number,
   read: RecordDataReader,
   answer: RecordAnswerReader,
+  bond = false,
 ): Promise<RecordAnswer | null> {
   if (!view.get('census')) throw new AppError('dataset_unavailable')
   const key = cacheKey(deps, dot)
   const capacity = deps.cacheEntries ?? 0
   if (peekPerView(view, key, capacity) || missKept(key, capacity)) {
     const record = await loadCompanyRecord(deps, view, dot, read)
-    return record && answerOf(record)
+    return record && answerOf(record, bond)
   }
   const whole: RecordAnswerDeps = {
     db: deps.db,
@@ -88,5 +103,6 @@ export async function loadRecordAnswer(
   }
   if (deps.reviewed) whole.reviewed = deps.reviewed
   if (deps.batch) whole.batch = true
+  if (bond) whole.bond = true
   return answer(view, dot, whole)
 }

@@ -17,15 +17,11 @@ import {
   DotParam,
   identifierKey,
   McParam,
-  bestHolder,
-  docketHolders,
-  noDocketHolder,
-  type DocketCandidate,
-  type DocketIdentifier,
+  resolveAnswer,
+  type DocketLookup,
   resolveIdentifier,
   toDocketLookupJson,
   type Identifier,
-  type IdentifierMatch,
   type IdentifierResolution,
 } from './docket.ts'
 import { crosscheckAnswered } from '../crosscheck/crosscheck.ts'
@@ -189,7 +185,7 @@ interface Slot {
 
 type ParsedOk = Extract<ParsedItem, { ok: true }>
 /** How an item named by docket was resolved (its `lookup` block); null for an item named by USDOT. */
-type Lookup = Pick<IdentifierMatch, 'identifier' | 'via' | 'others'> | null
+type Lookup = DocketLookup | null
 /**
  * A found company: its record (cross-checked, a USDOT-suffix identifier, or a docket several
  * USDOTs hold), or its answer text (every other item).
@@ -266,37 +262,17 @@ async function resolveSlot(
     const record = await read.record(t.dot)
     return record ? { found: true, record, match: null } : missingDot(t.dot)
   }
-  const id = t.id
-  if (id.kind === 'docket') {
-    const holders = await docketHolders(deps, read.view, id)
-    const [only] = holders
-    // most dockets have one holder: nothing to rank, so its answer is assembled whole
-    if (only && holders.length === 1 && !checked) return soleHolder(id, only, read)
-    return matched(await bestHolder(id, holders, read.record))
-  }
-  return matched(await resolveIdentifier(deps, caller, id, read))
+  if (checked) return matched(await resolveIdentifier(deps, caller, t.id, read))
+  const r = await resolveAnswer(deps, caller, t.id, read)
+  if (!('answered' in r)) return matched(r)
+  const { answer, dot, lookup } = r.answered
+  return { found: true, answer, dot, match: lookup }
 }
 
 const matched = (r: IdentifierResolution): Resolved =>
   r.ok
     ? { found: true, record: r.match.record, match: r.match }
     : { found: false, error: r.message }
-
-/** A docket's only holder, answered as text like an item named by USDOT. */
-async function soleHolder(
-  id: DocketIdentifier,
-  holder: DocketCandidate,
-  read: RecordLoaders,
-): Promise<Resolved> {
-  const answer = await read.answer(holder.dot)
-  if (!answer) return { found: false, error: noDocketHolder(id) }
-  return {
-    found: true,
-    answer,
-    dot: holder.dot,
-    match: { identifier: id, via: holder.via, others: [] },
-  }
-}
 
 function viewAsOf(deps: Deps, caller: Caller): Record<string, string | null> {
   const view = deps.datasets.view(caller.mode)

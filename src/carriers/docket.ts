@@ -13,6 +13,7 @@ import * as N from '../ingest/normalize.ts'
 import { resolveDocketViaQcmobile } from '../crosscheck/crosscheck.ts'
 import { findCensusByDocket } from '../census/census.ts'
 import { recordLoaders, type RecordLoaders } from './lookup.ts'
+import type { RecordAnswer } from './answer.ts'
 import type { CompanyRecord } from './record.ts'
 import type { EntityType } from '../fields.ts'
 
@@ -211,11 +212,47 @@ export async function resolveIdentifier(
   return bestHolder(id, await docketHolders(deps, read.view, id), read.record)
 }
 
+/** How an identifier named by docket resolved: the `lookup` block's facts. */
+export type DocketLookup = Pick<IdentifierMatch, 'identifier' | 'via' | 'others'>
+
+/** A company found by identifier whose answer was assembled as text (answer.ts). */
+export interface AnsweredMatch {
+  answer: RecordAnswer
+  dot: number
+  lookup: DocketLookup
+}
+
+export type AnswerResolution = { ok: true; answered: AnsweredMatch } | IdentifierResolution
+
+/**
+ * `resolveIdentifier` for a request answered as text (no cross-check). A docket with one holder,
+ * as most have, has nothing to rank: its holder's answer is assembled whole (`read.answer`: by a
+ * record worker when the server runs them), with its bond block's text when `bond`. A docket
+ * several USDOTs hold, or a USDOT-suffix identifier, resolves from records as resolveIdentifier
+ * does.
+ */
+export async function resolveAnswer(
+  deps: Deps,
+  caller: Caller,
+  id: Identifier,
+  read: RecordLoaders,
+  bond = false,
+): Promise<AnswerResolution> {
+  if (id.kind !== 'docket') return resolveIdentifier(deps, caller, id, read)
+  const holders = await docketHolders(deps, read.view, id)
+  const [only] = holders
+  if (!only || holders.length > 1) return bestHolder(id, holders, read.record)
+  const answer = await read.answer(only.dot, bond)
+  if (!answer) return { ok: false, message: noDocketHolder(id) }
+  const lookup = { identifier: id, via: only.via, others: [] }
+  return { ok: true, answered: { answer, dot: only.dot, lookup } }
+}
+
 /**
  * The USDOT numbers holding a docket in a view: licensing, then the census, then (live mirror
  * only, when configured) QCMobile when the local data names none.
  */
-export async function docketHolders(
+async function docketHolders(
   deps: Deps,
   view: DataView,
   id: DocketIdentifier,
@@ -227,13 +264,13 @@ export async function docketHolders(
   return dots.slice(0, MAX_CANDIDATES).map((dot) => ({ dot, via: 'qcmobile' as const }))
 }
 
-export const noDocketHolder = (id: DocketIdentifier) => `No company found for docket ${id.display}`
+const noDocketHolder = (id: DocketIdentifier) => `No company found for docket ${id.display}`
 
 /**
  * The best-ranked of a docket's holders whose records are found (`record`: the request's reader),
  * with the others reported.
  */
-export async function bestHolder(
+async function bestHolder(
   id: DocketIdentifier,
   candidates: readonly DocketCandidate[],
   record: (dot: number) => Promise<CompanyRecord | null>,
@@ -298,10 +335,7 @@ export const DocketLookupJson = z.object({
 export type DocketLookupJson = z.infer<typeof DocketLookupJson>
 
 /** The `lookup` block of a resolved identifier. */
-export const toDocketLookupJson = (
-  query: string,
-  m: Pick<IdentifierMatch, 'identifier' | 'via' | 'others'>,
-): DocketLookupJson => ({
+export const toDocketLookupJson = (query: string, m: DocketLookup): DocketLookupJson => ({
   query,
   identifier: m.identifier.display,
   kind: m.identifier.kind,

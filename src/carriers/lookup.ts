@@ -54,8 +54,8 @@ export interface RecordLoaders {
   readonly view: DataView
   /** the record as an object (an item named by MC number, or cross-checked) */
   readonly record: (dot: number) => Promise<CompanyRecord | null>
-  /** the record's answer text (every other item) */
-  readonly answer: (dot: number) => Promise<RecordAnswer | null>
+  /** the record's answer text (every other item), with its bond block's when `bond` */
+  readonly answer: (dot: number, bond?: boolean) => Promise<RecordAnswer | null>
 }
 
 /**
@@ -82,7 +82,7 @@ export function batchLoaders(deps: Deps, caller: Caller): RecordLoaders {
   return loaders(deps, caller, true)
 }
 
-const answerOrNull = (r: CompanyRecord | null) => r && answerOf(r)
+const answerOrNull = (r: CompanyRecord | null, bond = false) => r && answerOf(r, bond)
 
 function loaders(deps: Deps, caller: Caller, batch: boolean): RecordLoaders {
   const { view, recordDeps } = readContext(deps, caller)
@@ -94,7 +94,7 @@ function loaders(deps: Deps, caller: Caller, batch: boolean): RecordLoaders {
     return {
       view,
       record: (dot) => Promise.resolve(record(dot)),
-      answer: (dot) => Promise.resolve(answerOrNull(record(dot))),
+      answer: (dot, bond) => Promise.resolve(answerOrNull(record(dot), bond)),
     }
   }
   // the pool is typed in deps.ts, below the record's layer: it reads what recordData returns
@@ -103,7 +103,7 @@ function loaders(deps: Deps, caller: Caller, batch: boolean): RecordLoaders {
   return {
     view,
     record: (dot) => loadCompanyRecord(recordDeps, view, dot, read),
-    answer: (dot) => loadRecordAnswer(recordDeps, view, dot, read, answer),
+    answer: (dot, bond) => loadRecordAnswer(recordDeps, view, dot, read, answer, bond),
   }
 }
 

@@ -87,6 +87,7 @@ function answer(req: ReadRequest): ReadReply {
       // the caller's list at its instant, as far as it concerns this company
       if (req.whole.reviewed !== undefined)
         deps.reviewed = req.whole.reviewed ? listing(req.dot) : UNREVIEWED
+      if (req.whole.bond) deps.bond = true
       return { id: req.id, answer: data && answerRecord(deps, data) }
     }
     return { id: req.id, ...(data ? dataBlocksFirst(data) : { json: 'null', blocks: 0 }) }

@@ -22,10 +22,11 @@ import {
   toCarrierJson,
   type MetaInput,
 } from './json.ts'
-import { findRecord, loadAnswer, loadRecord } from './lookup.ts'
+import { findRecord, loadAnswer, loadRecord, recordLoaders } from './lookup.ts'
+import { toBondJson } from './bond.ts'
 import { addReview } from '../reviews/reviews.ts'
 import { dataReasons } from './data-check.ts'
-import { loadRecordAnswer, type RecordAnswerReader } from './answer.ts'
+import { answerOf, loadRecordAnswer, type RecordAnswerReader } from './answer.ts'
 import { recordData, type RecordDataReader } from './record.ts'
 import { RecordWorkers } from './record-workers.ts'
 import { verifyBatch, verifyResponseBytes } from './batch.ts'
@@ -491,6 +492,36 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
     expect(uncounted(verifyResponseBytes(viaWorkers.body))).toBe(
       uncounted(verifyResponseBytes(onMain.body)),
     )
+  })
+
+  test('a broker lookup’s answer carries the bond block’s text, the main thread’s byte for byte', async () => {
+    for (const [caller, dots] of [
+      [sandbox, SAMPLE_DOTS],
+      [live, LIVE_DOTS],
+    ] as const)
+      for (const dot of dots) {
+        const viaWorker = await recordLoaders({ ...ctx.deps, recordWorkers: whole }, caller).answer(
+          dot,
+          true,
+        )
+        const record = findRecord(ctx.deps, caller, dot)
+        const onMain = record && {
+          body: answerOf(record).body,
+          bond: JSON.stringify(toBondJson(record.insurance, record.authority)),
+        }
+        expect(viaWorker && { body: viaWorker.body, bond: viaWorker.bond }, `USDOT ${dot}`).toEqual(
+          onMain,
+        )
+      }
+    // a BMC-84 on file in the sample (USDOT 1000002, in SAMPLE_DOTS): the block is its bond
+    const broker = await recordLoaders({ ...ctx.deps, recordWorkers: whole }, sandbox).answer(
+      1_000_002,
+      true,
+    )
+    expect(JSON.parse(broker?.bond ?? 'null')).toMatchObject({ on_file: true })
+    // a lookup asks for none
+    const plain = await recordLoaders({ ...ctx.deps, recordWorkers: whole }, sandbox).answer(344554)
+    expect(plain?.bond).toBeUndefined()
   })
 
   test('reads the reviews of a company only when the list it is sent names it (a batch’s instant)', async () => {

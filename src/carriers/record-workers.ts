@@ -73,6 +73,8 @@ export interface ReadRequest {
      * batch); absent: the worker reads the list itself
      */
     reviewed?: boolean
+    /** also answer the record's bond block as text (GET /v1/broker) */
+    bond?: true
   }
 }
 
@@ -183,6 +185,7 @@ export class RecordWorkers implements RecordWorkerPool {
       try {
         const whole: ReadRequest['whole'] = { dataReasons: deps.dataReasons }
         if (deps.reviewed) whole.reviewed = includesDot(deps.reviewed.dots, dot)
+        if (deps.bond) whole.bond = true
         const reply = await this.ask(view, dot, deps.today, deps.batch === true, whole)
         if (!('answer' in reply)) throw new Error('record worker answered without the record')
         return reply.answer

@@ -151,6 +151,32 @@ describe('GET /v1/broker/{mc}', () => {
     expect(used(ctx, account.id)).toBe(0)
   })
 
+  test('a docket’s one holder is answered as the carrier record, its bond block and the lookup, in that order', async () => {
+    const key = ctx.account('starter').key()
+    const res = await ctx.get('/v1/broker/MC-100002', key)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/)
+    expect(res.headers.get('ratelimit-remaining')).toBe('9999')
+    const text = await res.text()
+    const broker = JSON.parse(text) as BrokerJson
+    const carrier = (await (await ctx.get('/v1/carrier/1000002', key)).json()) as Record<
+      string,
+      unknown
+    >
+    const bond = BondResponseJson.parse(await (await ctx.get('/v1/bond/1000002', key)).json()).bond
+    const { meta: _meta, ...record } = carrier
+    // the same text the shaped object gave before (and still gives a cross-checked lookup)
+    expect(text).toBe(JSON.stringify({ ...record, bond, lookup: broker.lookup, meta: broker.meta }))
+    expect(broker.meta).toMatchObject({ quota_used: 1, billed: true })
+    expect(broker.lookup).toEqual({
+      query: 'MC-100002',
+      identifier: 'MC-100002',
+      kind: 'docket',
+      resolved_via: 'licensing',
+      other_dot_numbers: [],
+    })
+  })
+
   test('several USDOTs on one docket: active one shown, the others listed', async () => {
     const res = await shared.get('/v1/broker/MC-555555', shared.account().key())
     expect(res.status).toBe(200)

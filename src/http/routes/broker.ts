@@ -5,10 +5,18 @@ import { BondJson, toBondJson } from '../../carriers/bond.ts'
 import {
   DocketLookupJson,
   McParam,
+  resolveAnswer,
   resolveIdentifier,
   toDocketLookupJson,
 } from '../../carriers/docket.ts'
-import { billAndShape, notFoundWithUsage } from '../../carriers/lookup.ts'
+import { answerText } from '../../carriers/json.ts'
+import {
+  billAndShape,
+  chargeGrouped,
+  notFoundWithUsage,
+  recordLoaders,
+} from '../../carriers/lookup.ts'
+import { crosscheckAnswered } from '../../crosscheck/crosscheck.ts'
 import { CarrierJson } from '../../carriers/schema.ts'
 import { AppError } from '../../errors.ts'
 import { rateLimitHeaders } from '../../keys/usage.ts'
@@ -78,8 +86,23 @@ export const brokerEndpoint: Endpoint = {
         const id = parseOr(McParam, raw, 'invalid_docket')
         const crosscheck = parseOr(CrosscheckQuery, c.req.query('crosscheck'), 'invalid_request')
         const caller = c.get('caller')
-        const r = await resolveIdentifier(deps, caller, id)
+        const read = recordLoaders(deps, caller)
+        const r = crosscheckAnswered(deps.config.crosscheck.mode, crosscheck)
+          ? await resolveIdentifier(deps, caller, id, read)
+          : await resolveAnswer(deps, caller, id, read, true)
         if (!r.ok) throw notFoundWithUsage(deps, caller, r.message)
+        if ('answered' in r) {
+          // a docket's one holder, answered as text (by a record worker when it was not cached)
+          const { answer, lookup } = r.answered
+          if (answer.bond === undefined) throw new Error('a broker answer without its bond block')
+          const usage = await chargeGrouped(deps, caller)
+          const meta = { usage, requestId: c.get('requestId'), source: answer.source }
+          const blocks = `,"bond":${answer.bond},"lookup":${JSON.stringify(toDocketLookupJson(raw, lookup))}`
+          return c.body(answerText(`${answer.body}${blocks}`, answer, meta), 200, {
+            'Content-Type': 'application/json',
+            ...rateLimitHeaders(usage, deps.clock()),
+          })
+        }
         const { json, usage } = await billAndShape(
           deps,
           caller,
