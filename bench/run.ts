@@ -418,6 +418,17 @@ async function main() {
   )
   log(`record body: ${fmt(bodyBytes)} bytes on average (the bare server answers as many)`)
   const lookups = { paths: () => `/v1/carrier/${randomDot()}`, headers: auth, cpuOf: server }
+  // MC numbers drawn from the census's dockets, a tenth of them at most (so few repeat): broker
+  // lookups and batches named by docket
+  const censusDb = new Database(censusFile, { readonly: true })
+  const mcs = censusDb
+    .prepare(
+      "SELECT number FROM census_dockets WHERE prefix = 'MC' AND number % 10 = 3 ORDER BY random() LIMIT 400000",
+    )
+    .pluck()
+    .all() as number[]
+  censusDb.close()
+  const randomMc = () => `MC-${mcs[Math.floor(Math.random() * mcs.length)] ?? 0}`
   try {
     log(`serving RSS at start: ${rssNowMb(server.pid)} MB`)
     const first = await load(url, lookups, jitWarmup)
@@ -524,6 +535,15 @@ async function main() {
       `lookup over 1,000 recurring USDOTs (after two passes over them, ${fillSeconds.toFixed(1)} s, filled the record cache): ${fmt(repeat.rps)} req/s, p50 ${repeat.p50} ms, p99 ${repeat.p99} ms, errors ${repeat.errors}, server CPU ${repeat.cpuUs} µs/request (main thread ${repeat.mainUs}), load generator ${repeat.loadUs} µs/request${memOf(server.pid)}`,
     )
 
+    const broker = await load(url, {
+      paths: () => `/v1/broker/${randomMc()}`,
+      headers: auth,
+      cpuOf: server,
+    })
+    log(
+      `lookup GET /v1/broker/{mc}, random MC numbers (${fmt(mcs.length)} drawn): ${fmt(broker.rps)} req/s, p50 ${broker.p50} ms, p99 ${broker.p99} ms, errors ${broker.errors}, server CPU ${broker.cpuUs} µs/request (main thread ${broker.mainUs}), load generator ${broker.loadUs} µs/request${memOf(server.pid)}`,
+    )
+
     const names = [
       'TRUCKING',
       'LOGISTICS',
@@ -586,17 +606,7 @@ async function main() {
       `  random lookups at 500/s (8 connections) beside them: ${fmt(beside.rps)} req/s, p50 ${beside.p50} ms, p99 ${beside.p99} ms, errors ${beside.errors}; the batches meanwhile ${fmt(batches.rps)} req/s, p99 ${batches.p99} ms, non-2xx ${batches.errors}${memOf(server.pid)}`,
     )
 
-    // the same two with every item named by an MC number (how brokers often list carriers):
-    // dockets drawn from the census, a tenth of them at most, so few are named twice
-    const census = new Database(censusFile, { readonly: true })
-    const mcs = census
-      .prepare(
-        "SELECT number FROM census_dockets WHERE prefix = 'MC' AND number % 10 = 3 ORDER BY random() LIMIT 400000",
-      )
-      .pluck()
-      .all() as number[]
-    census.close()
-    const randomMc = () => `MC-${mcs[Math.floor(Math.random() * mcs.length)] ?? 0}`
+    // the same two with every item named by an MC number (how brokers often list carriers)
     const newMcBatch = () =>
       JSON.stringify({ companies: Array.from({ length: 100 }, () => ({ mc: randomMc() })) })
     const byMc = await load(`${url}/v1/verify`, { ...verifyLoad, bodies: newMcBatch }, halfSeconds)
