@@ -385,16 +385,12 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
     expect(json.reviews.summary.count).toBe(1)
   })
 
-  test('a batch: its records answered whole by the workers (cross-checked ones as data), equal to the main thread’s', async () => {
-    const now = ctx.clock().getTime()
-    // a reviewed company in the batch: the worker reads its reviews (it is on the batch's list)
-    addReview(
-      ctx.deps.db,
-      { dot: 1_000_003, stars: 4, experience_type: 'communication', text: 'On time, good comms' },
-      { now, today: '2026-11-01' },
-    )
+  /**
+   * The pool, noting each request: `data` or `whole`, and ` (batch)` for a batch's read (the
+   * worker answers single lookups before those).
+   */
+  function countingPool() {
     const calls: string[] = []
-    // a batch's reads are marked (the worker answers single lookups first)
     const mark = (d: { batch?: boolean }) => (d.batch ? ' (batch)' : '')
     const counting: RecordWorkerPool = {
       get inFlight() {
@@ -405,6 +401,24 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
       follow: (views) => whole.follow(views),
       close: () => Promise.resolve(),
     }
+    return { calls, counting }
+  }
+
+  /** A batch's answer bytes as text with the month's count blanked (each batch moves it on). */
+  const uncounted = (bytes: Buffer) =>
+    JSON.stringify(
+      JSON.parse(bytes.toString('utf8'), (k, v: unknown) => (k === 'quota_used' ? null : v)),
+    )
+
+  test('a batch: its records answered whole by the workers (cross-checked ones as data), equal to the main thread’s', async () => {
+    const now = ctx.clock().getTime()
+    // a reviewed company in the batch: the worker reads its reviews (it is on the batch's list)
+    addReview(
+      ctx.deps.db,
+      { dot: 1_000_003, stars: 4, experience_type: 'communication', text: 'On time, good comms' },
+      { now, today: '2026-11-01' },
+    )
+    const { calls, counting } = countingPool()
     const items = [
       ...LIVE_DOTS.map((dot) => ({ dot: String(dot) })),
       { dot: '1000001', crosscheck: true },
@@ -422,10 +436,6 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
     const onMain = await batch(null)
     expect(viaWorkers.body.results.map((r) => r.status)).toEqual([200, 200, 200, 404, 400])
     // the same answers, byte for byte, but for the month's count, which the first batch moved on
-    const uncounted = (bytes: Buffer) =>
-      JSON.stringify(
-        JSON.parse(bytes.toString('utf8'), (k, v: unknown) => (k === 'quota_used' ? null : v)),
-      )
     const answer = uncounted(verifyResponseBytes(viaWorkers.body))
     expect(answer).toBe(uncounted(verifyResponseBytes(onMain.body)))
     const reviewed = (JSON.parse(answer) as { results: Record<string, unknown>[] }).results[2]
@@ -449,18 +459,8 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
   })
 
   test('a batch’s items named by a docket with one holder are answered whole, as by USDOT; several holders are ranked from their records', async () => {
-    const calls: string[] = []
-    const mark = (d: { batch?: boolean }) => (d.batch ? ' (batch)' : '')
-    const counting: RecordWorkerPool = {
-      get inFlight() {
-        return whole.inFlight
-      },
-      // marked: read through the batch's readers, at its one instant
-      read: (view, dot, d) => (calls.push(`data ${dot}${mark(d)}`), whole.read(view, dot, d)),
-      answer: (view, dot, d) => (calls.push(`whole ${dot}${mark(d)}`), whole.answer(view, dot, d)),
-      follow: (views) => whole.follow(views),
-      close: () => Promise.resolve(),
-    }
+    // marked: read through the batch's readers, at its one instant
+    const { calls, counting } = countingPool()
     const items = [{ mc: 'MC-1' }, { mc: 'MC-000002' }, { mc: 'mc 3' }, { mc: 'MC-4' }]
     const batch = (recordWorkers: RecordWorkerPool | null) =>
       verifyBatch({ ...ctx.deps, recordWorkers }, live, {
@@ -484,10 +484,6 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
     expect(results[1]).toMatchObject({ lookup: { identifier: 'MC-2', resolved_via: 'census' } })
     expect(results[3]).toMatchObject({ error: 'No company found for docket MC-4' })
     // the same bytes as the main thread's assembly, but for the month's count
-    const uncounted = (bytes: Buffer) =>
-      JSON.stringify(
-        JSON.parse(bytes.toString('utf8'), (k, v: unknown) => (k === 'quota_used' ? null : v)),
-      )
     const onMain = await batch(null)
     expect(uncounted(verifyResponseBytes(viaWorkers.body))).toBe(
       uncounted(verifyResponseBytes(onMain.body)),
