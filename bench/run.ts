@@ -588,41 +588,29 @@ async function main() {
     )
     // the never-read batches, and the lookups beside them, run half a load's time each
     const halfSeconds = Math.max(2, Math.round(duration / 2))
-    const fresh = await load(`${url}/v1/verify`, { ...verifyLoad, bodies: newBatch }, halfSeconds)
-    log(
-      `  every batch 100 companies not read before: ${fmt(fresh.rps)} req/s, p50 ${fresh.p50} ms, p99 ${fresh.p99} ms, non-2xx ${fresh.errors} (${fresh.codes}), server CPU ${fresh.cpuUs} µs/request${memOf(server.pid)}`,
-    )
-    // single lookups at a steady rate beside such batches: what an interactive caller (a TMS)
-    // sees while an onboarding job posts batches of new companies
-    const [batches, beside] = await Promise.all([
-      load(
-        `${url}/v1/verify`,
-        { method: 'POST', headers: auth, connections: 4, bodies: newBatch },
-        halfSeconds,
-      ),
-      load(url, { paths: lookups.paths, headers: auth, connections: 8, rate: 500 }, halfSeconds),
-    ])
-    log(
-      `  random lookups at 500/s (8 connections) beside them: ${fmt(beside.rps)} req/s, p50 ${beside.p50} ms, p99 ${beside.p99} ms, errors ${beside.errors}; the batches meanwhile ${fmt(batches.rps)} req/s, p99 ${batches.p99} ms, non-2xx ${batches.errors}${memOf(server.pid)}`,
-    )
-
-    // the same two with every item named by an MC number (how brokers often list carriers)
-    const newMcBatch = () =>
-      JSON.stringify({ companies: Array.from({ length: 100 }, () => ({ mc: randomMc() })) })
-    const byMc = await load(`${url}/v1/verify`, { ...verifyLoad, bodies: newMcBatch }, halfSeconds)
-    log(
-      `  every batch 100 MC numbers not read before: ${fmt(byMc.rps)} req/s, p50 ${byMc.p50} ms, p99 ${byMc.p99} ms, non-2xx ${byMc.errors} (${byMc.codes}), server CPU ${byMc.cpuUs} µs/request${memOf(server.pid)}`,
-    )
-    const [mcBatches, besideMc] = await Promise.all([
-      load(
-        `${url}/v1/verify`,
-        { method: 'POST', headers: auth, connections: 4, bodies: newMcBatch },
-        halfSeconds,
-      ),
-      load(url, { paths: lookups.paths, headers: auth, connections: 8, rate: 500 }, halfSeconds),
-    ])
-    log(
-      `  random lookups at 500/s (8 connections) beside them: ${fmt(besideMc.rps)} req/s, p50 ${besideMc.p50} ms, p99 ${besideMc.p99} ms, errors ${besideMc.errors}; the batches meanwhile ${fmt(mcBatches.rps)} req/s, p99 ${mcBatches.p99} ms, non-2xx ${mcBatches.errors}${memOf(server.pid)}`,
+    // never-read batches alone, then beside single lookups at a steady rate: what an interactive
+    // caller (a TMS) sees while an onboarding job posts batches of new companies
+    const neverRead = async (what: string, bodies: () => string) => {
+      const alone = await load(`${url}/v1/verify`, { ...verifyLoad, bodies }, halfSeconds)
+      log(
+        `  every batch 100 ${what} not read before: ${fmt(alone.rps)} req/s, p50 ${alone.p50} ms, p99 ${alone.p99} ms, non-2xx ${alone.errors} (${alone.codes}), server CPU ${alone.cpuUs} µs/request${memOf(server.pid)}`,
+      )
+      const [batches, beside] = await Promise.all([
+        load(
+          `${url}/v1/verify`,
+          { method: 'POST', headers: auth, connections: 4, bodies },
+          halfSeconds,
+        ),
+        load(url, { paths: lookups.paths, headers: auth, connections: 8, rate: 500 }, halfSeconds),
+      ])
+      log(
+        `  random lookups at 500/s (8 connections) beside them: ${fmt(beside.rps)} req/s, p50 ${beside.p50} ms, p99 ${beside.p99} ms, errors ${beside.errors}; the batches meanwhile ${fmt(batches.rps)} req/s, p99 ${batches.p99} ms, non-2xx ${batches.errors}${memOf(server.pid)}`,
+      )
+    }
+    await neverRead('companies', newBatch)
+    // every item named by an MC number (how brokers often list carriers)
+    await neverRead('MC numbers', () =>
+      JSON.stringify({ companies: Array.from({ length: 100 }, () => ({ mc: randomMc() })) }),
     )
 
     // 3. lookups while a full census import runs in another process
