@@ -56,23 +56,18 @@ export type RecordAnswerReader = (
  */
 export function answerRecord(deps: RecordAnswerDeps, data: RecordData): RecordAnswer {
   const r = completeRecord(deps, data, deps.dataReasons, false)
-  const answer: RecordAnswer = {
-    body: recordBodyTextOnce(r),
-    dataAsOf: r.dataAsOf,
-    source: r.source,
-  }
-  if (deps.bond) answer.bond = bondText(r)
-  return answer
+  return answerWith(r, recordBodyTextOnce(r), deps.bond === true)
 }
 
 /** The answer of an assembled record, with its bond block's text when `bond`. */
-export function answerOf(r: CompanyRecord, bond = false): RecordAnswer {
-  const answer: RecordAnswer = { body: recordBodyText(r), dataAsOf: r.dataAsOf, source: r.source }
-  if (bond) answer.bond = bondText(r)
+export const answerOf = (r: CompanyRecord, bond = false): RecordAnswer =>
+  answerWith(r, recordBodyText(r), bond)
+
+function answerWith(r: CompanyRecord, body: string, bond: boolean): RecordAnswer {
+  const answer: RecordAnswer = { body, dataAsOf: r.dataAsOf, source: r.source }
+  if (bond) answer.bond = JSON.stringify(toBondJson(r.insurance, r.authority))
   return answer
 }
-
-const bondText = (r: CompanyRecord) => JSON.stringify(toBondJson(r.insurance, r.authority))
 
 /**
  * A single lookup's record as its answer text (with its bond block's when `bond`). A record the

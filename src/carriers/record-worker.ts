@@ -108,9 +108,14 @@ let scheduled = false
 /** How long a turn answers a batch's reads while lookups may be waiting (ms). */
 const SLICE_MS = 1
 
+/** Answers every request in `queue`, in order. */
+const answerAll = (queue: ReadRequest[]): void => {
+  for (let req = queue.shift(); req; req = queue.shift()) port.postMessage(answer(req))
+}
+
 const answerNext = (): void => {
   scheduled = false
-  for (let req = lookups.shift(); req; req = lookups.shift()) port.postMessage(answer(req))
+  answerAll(lookups)
   const until = performance.now() + SLICE_MS
   for (let req = batchReads.shift(); req; req = batchReads.shift()) {
     port.postMessage(answer(req))
@@ -127,8 +132,8 @@ const schedule = (): void => {
 
 /** Answers every waiting request (before a message that may close the files of their view). */
 const answerWaiting = (): void => {
-  for (const queue of [lookups, batchReads])
-    for (let req = queue.shift(); req; req = queue.shift()) port.postMessage(answer(req))
+  answerAll(lookups)
+  answerAll(batchReads)
 }
 
 port.on('message', (msg: ReadRequest | FollowRequest) => {

@@ -9,13 +9,7 @@ import {
   resolveIdentifier,
   toDocketLookupJson,
 } from '../../carriers/docket.ts'
-import { answerText } from '../../carriers/json.ts'
-import {
-  billAndShape,
-  chargeGrouped,
-  notFoundWithUsage,
-  recordLoaders,
-} from '../../carriers/lookup.ts'
+import { billAndShape, notFoundWithUsage, recordLoaders } from '../../carriers/lookup.ts'
 import { crosscheckAnswered } from '../../crosscheck/crosscheck.ts'
 import { CarrierJson } from '../../carriers/schema.ts'
 import { AppError } from '../../errors.ts'
@@ -23,6 +17,7 @@ import { rateLimitHeaders } from '../../keys/usage.ts'
 import type { AppEnv } from '../env.ts'
 import type { RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'
+import { billedAnswer } from './dot-lookup.ts'
 import { honoPath, type Endpoint } from './endpoint.ts'
 import { CROSSCHECK_PARAM, CrosscheckQuery } from './params.ts'
 
@@ -95,13 +90,8 @@ export const brokerEndpoint: Endpoint = {
           // a docket's one holder, answered as text (by a record worker when it was not cached)
           const { answer, lookup } = r.answered
           if (answer.bond === undefined) throw new Error('a broker answer without its bond block')
-          const usage = await chargeGrouped(deps, caller)
-          const meta = { usage, requestId: c.get('requestId'), source: answer.source }
           const blocks = `,"bond":${answer.bond},"lookup":${JSON.stringify(toDocketLookupJson(raw, lookup))}`
-          return c.body(answerText(`${answer.body}${blocks}`, answer, meta), 200, {
-            'Content-Type': 'application/json',
-            ...rateLimitHeaders(usage, deps.clock()),
-          })
+          return billedAnswer(c, deps, answer, blocks)
         }
         const { json, usage } = await billAndShape(
           deps,

@@ -1,5 +1,6 @@
 /** The handler shape shared by GET /v1/carrier/{dot} and GET /v1/bond/{dot}. */
-import { Hono } from 'hono'
+import { Hono, type Context } from 'hono'
+import type { RecordAnswer } from '../../carriers/answer.ts'
 import { DotParam } from '../../carriers/docket.ts'
 import { answerText } from '../../carriers/json.ts'
 import {
@@ -48,12 +49,7 @@ export function dotLookupRoutes(
       if (whole && !crosscheckAnswered(deps.config.crosscheck.mode, crosscheck)) {
         const found = await loadAnswer(deps, caller, dot)
         if (!found) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
-        const usage = await chargeGrouped(deps, caller)
-        const meta = { usage, requestId: c.get('requestId'), source: found.source }
-        return c.body(answerText(found.body, found, meta), 200, {
-          'Content-Type': 'application/json',
-          ...rateLimitHeaders(usage, deps.clock()),
-        })
+        return billedAnswer(c, deps, found)
       }
       const record = await loadRecord(deps, caller, dot)
       if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
@@ -69,4 +65,22 @@ export function dotLookupRoutes(
         ...rateLimitHeaders(usage, deps.clock()),
       })
     })
+}
+
+/**
+ * Bills a found record's call and answers its text (answer.ts `RecordAnswer`) with the meta block;
+ * `blocks`: more of the answer's JSON text, written between the record and meta (`,"key":…`).
+ */
+export async function billedAnswer(
+  c: Context<AppEnv>,
+  deps: Deps,
+  found: RecordAnswer,
+  blocks = '',
+): Promise<Response> {
+  const usage = await chargeGrouped(deps, c.get('caller'))
+  const meta = { usage, requestId: c.get('requestId'), source: found.source }
+  return c.body(answerText(`${found.body}${blocks}`, found, meta), 200, {
+    'Content-Type': 'application/json',
+    ...rateLimitHeaders(usage, deps.clock()),
+  })
 }
