@@ -70,6 +70,7 @@ export async function startServer(
       appDb: config.paths.appDb,
     })
     deps.recordWorkers = pool
+    deps.datasets.leaveRecordsToWorkers()
     deps.datasets.onChange(() =>
       pool.follow([deps.datasets.view('live'), deps.datasets.view('test')]),
     )

@@ -1,6 +1,7 @@
 /**
  * A dataset connection keeps its shared lock (EXCLUSIVE locking mode, datasets.ts `openActive`):
- * other readers still read the file, and nothing can write it while the connection is open.
+ * other readers still read the file, and nothing can write it while the connection is open. The
+ * registry's connections keep small page caches while record workers read the records.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -8,6 +9,10 @@ import { join } from 'node:path'
 import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
 import { openActive, type ActiveDataset } from './datasets.ts'
+import { DATASET_NAMES, type Channel } from './names.ts'
+import { createTestContext } from '../testing/context.ts'
+import { pipelineDeps } from '../deps.ts'
+import { importDir } from '../sync/pipeline.ts'
 
 const dirs: string[] = []
 const opened: ActiveDataset[] = []
@@ -65,5 +70,42 @@ describe('a dataset connection', () => {
       writer.close()
     }
     expect(nameOf(open(path), 7654321)).toBe('AFTER CLOSE')
+  })
+})
+
+describe('the registry of a server whose record workers read the records', () => {
+  it('keeps a small page cache on its connections but the census’s, open now and opened later', async () => {
+    const ctx = await createTestContext({ sampleDir: 'data/sample' })
+    try {
+      // each dataset's connection's page cache (KiB) in a channel
+      const caches = (channel: Channel) =>
+        Object.fromEntries(
+          DATASET_NAMES.map((name) => {
+            const d = ctx.deps.datasets.get(name, channel)
+            return [name, d && -Number(d.db.pragma('cache_size', { simple: true }))]
+          }),
+        )
+      const sized = (census: number, other: number) =>
+        Object.fromEntries(DATASET_NAMES.map((name) => [name, name === 'census' ? census : other]))
+      expect(caches('sample')).toEqual(sized(16_384, 8_192))
+      ctx.deps.datasets.leaveRecordsToWorkers()
+      expect(caches('sample')).toEqual(sized(16_384, 1_024))
+      // versions opened after: the same
+      const runs = await importDir(pipelineDeps(ctx.deps), 'data/sample', {
+        channel: 'live',
+        trigger: 'test',
+        signal: AbortSignal.timeout(60_000),
+      })
+      expect(runs.map((r) => r.status)).toEqual(runs.map(() => 'activated'))
+      ctx.deps.datasets.reconcile()
+      expect(caches('live')).toEqual(sized(16_384, 1_024))
+      // and they still read
+      const census = ctx.deps.datasets.get('census', 'live')
+      expect(census?.stmt('SELECT count(*) AS n FROM companies').get()).toMatchObject({
+        n: expect.any(Number),
+      })
+    } finally {
+      ctx.close()
+    }
   })
 })

@@ -29,6 +29,16 @@ export interface DataView {
   readonly versionKey: string
 }
 
+/** A dataset connection's page cache (KiB): the census's is larger, for name search. */
+const defaultCacheKib = (name: DatasetName) =>
+  name === 'census' ? CENSUS_CACHE_KIB : DATASET_CACHE_KIB
+
+/**
+ * The page cache (KiB) of the serving thread's connections to the files other than the census
+ * while record workers read the records (`DatasetRegistry.leaveRecordsToWorkers`).
+ */
+export const READER_CACHE_KIB = 1_024
+
 /** Opens one dataset version read-only (its own connection and statement cache). */
 export function openActive(
   name: DatasetName,
@@ -37,7 +47,7 @@ export function openActive(
   path: string,
   asOf: string | null,
   activatedAt: number | null,
-  cacheKib = name === 'census' ? CENSUS_CACHE_KIB : DATASET_CACHE_KIB,
+  cacheKib = defaultCacheKib(name),
 ): ActiveDataset {
   const db = openSqlite(path, 'readonly', cacheKib)
   // A dataset file is written once, by its build, before it is activated (ingest/build.ts), and
@@ -81,6 +91,8 @@ export class DatasetRegistry {
   private generation = 0
   private readonly views = new Map<'live' | 'test', { generation: number; view: DataView }>()
   private readonly listeners: (() => void)[] = []
+  /** each connection's page cache (KiB) by dataset (`leaveRecordsToWorkers` shrinks it) */
+  private cacheKib: (name: DatasetName) => number = defaultCacheKib
 
   constructor(appDb: Sqlite, log: Logger, dataDir: string) {
     this.appDb = appDb
@@ -105,7 +117,15 @@ export class DatasetRegistry {
         continue
       }
       try {
-        const next = openActive(v.dataset, v.channel, v.id, file, v.asOf, v.activatedAt)
+        const next = openActive(
+          v.dataset,
+          v.channel,
+          v.id,
+          file,
+          v.asOf,
+          v.activatedAt,
+          this.cacheKib(v.dataset),
+        )
         this.open.set(key, next)
         cur?.db.close()
         changed = true
@@ -134,6 +154,19 @@ export class DatasetRegistry {
         }
     }
     return changed
+  }
+
+  /**
+   * Record worker threads assemble this process's records (carriers/record-workers.ts, with
+   * connections of their own): this thread's connections to the files other than the census then
+   * serve only the holders of dockets and the rare record read here (a failed worker, a stored
+   * check, the webhooks' monitor), and keep a small page cache (`READER_CACHE_KIB`) instead of
+   * filling 8 MiB each with the pages such reads pass. The census keeps its own for name search.
+   * Applies to the connections open now and to every version opened later.
+   */
+  leaveRecordsToWorkers(): void {
+    this.cacheKib = (name) => (name === 'census' ? CENSUS_CACHE_KIB : READER_CACHE_KIB)
+    for (const d of this.open.values()) d.db.pragma(`cache_size = -${this.cacheKib(d.name)}`)
   }
 
   /**
