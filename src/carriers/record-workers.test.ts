@@ -404,6 +404,15 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
     return { calls, counting }
   }
 
+  /** A live caller's batch of `items` through `recordWorkers` (null: on the main thread). */
+  const verify = (recordWorkers: RecordWorkerPool | null, items: unknown[], requestId: string) =>
+    verifyBatch({ ...ctx.deps, recordWorkers }, live, {
+      items,
+      fromDotNumbers: false,
+      crosscheck: undefined,
+      requestId,
+    })
+
   /** A batch's answer bytes as text with the month's count blanked (each batch moves it on). */
   const uncounted = (bytes: Buffer) =>
     JSON.stringify(
@@ -424,12 +433,7 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
       { dot: '1000001', crosscheck: true },
     ]
     const batch = (recordWorkers: RecordWorkerPool | null) =>
-      verifyBatch({ ...ctx.deps, recordWorkers }, live, {
-        items,
-        fromDotNumbers: false,
-        crosscheck: undefined,
-        requestId: 'req-batch',
-      })
+      verify(recordWorkers, items, 'req-batch')
     const viaWorkers = await batch(counting)
     // each USDOT item (found or not) answered whole by a worker; the cache is off in this context
     expect(calls).toEqual(LIVE_DOTS.map((dot) => `whole ${dot} (batch)`))
@@ -445,12 +449,11 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
 
     // a cross-checked item is read as data and shaped on the main thread, the rest whole
     calls.length = 0
-    await verifyBatch({ ...ctx.deps, recordWorkers: counting }, live, {
-      items: [{ dot: '1000001', crosscheck: true }, { dot: '1000002' }],
-      fromDotNumbers: false,
-      crosscheck: undefined,
-      requestId: 'req-batch-2',
-    })
+    await verify(
+      counting,
+      [{ dot: '1000001', crosscheck: true }, { dot: '1000002' }],
+      'req-batch-2',
+    )
     expect(calls.sort()).toEqual(['data 1000001 (batch)', 'whole 1000002 (batch)'])
     // a single lookup's read is not marked
     calls.length = 0
@@ -463,12 +466,7 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
     const { calls, counting } = countingPool()
     const items = [{ mc: 'MC-1' }, { mc: 'MC-000002' }, { mc: 'mc 3' }, { mc: 'MC-4' }]
     const batch = (recordWorkers: RecordWorkerPool | null) =>
-      verifyBatch({ ...ctx.deps, recordWorkers }, live, {
-        items,
-        fromDotNumbers: false,
-        crosscheck: undefined,
-        requestId: 'req-batch-mc',
-      })
+      verify(recordWorkers, items, 'req-batch-mc')
     const viaWorkers = await batch(counting)
     // MC-1: one holder, whole; MC-2: two holders, both read as data and ranked; MC-3: its holder
     // was MC-2's pick, a duplicate (found either way); MC-4: no holder, nothing read

@@ -29,9 +29,16 @@ export interface DataView {
   readonly versionKey: string
 }
 
-/** A dataset connection's page cache (KiB): the census's is larger, for name search. */
-const defaultCacheKib = (name: DatasetName) =>
-  name === 'census' ? CENSUS_CACHE_KIB : DATASET_CACHE_KIB
+/**
+ * Page cache (KiB) by dataset: the census's is larger, for name search; `others` for the rest.
+ */
+const cacheKibWith =
+  (others: number) =>
+  (name: DatasetName): number =>
+    name === 'census' ? CENSUS_CACHE_KIB : others
+
+/** A dataset connection's page cache (KiB) by default. */
+const defaultCacheKib = cacheKibWith(DATASET_CACHE_KIB)
 
 /**
  * The page cache (KiB) of the serving thread's connections to the files other than the census
@@ -165,7 +172,7 @@ export class DatasetRegistry {
    * Applies to the connections open now and to every version opened later.
    */
   leaveRecordsToWorkers(): void {
-    this.cacheKib = (name) => (name === 'census' ? CENSUS_CACHE_KIB : READER_CACHE_KIB)
+    this.cacheKib = cacheKibWith(READER_CACHE_KIB)
     for (const d of this.open.values()) d.db.pragma(`cache_size = -${this.cacheKib(d.name)}`)
   }
 
