@@ -2,7 +2,7 @@
  * Writes synthetic FMCSA files at scale for benchmarks (git-ignored data/bench/):
  *
  *   npx tsx bench/generate.ts --out data/bench --census-rows 500000
- *   npx tsx bench/generate.ts --scale full            # 4.5 M census rows, FMCSA-DATA.md §1.1 sizes
+ *   npx tsx bench/generate.ts --scale full            # 4.5 M census rows, every file at its real size
  *   npx tsx bench/generate.ts --only az4n-8mr2        # census only (comma-separated ids or keys)
  *
  * Every other file scales with the census (one USDOT space, so joins are realistic). Deterministic

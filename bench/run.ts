@@ -1,5 +1,5 @@
 /**
- * Benchmarks (DESIGN.md §7): prints figures, asserts nothing. `npm run bench` (500k census rows),
+ * Benchmarks (docs/benchmarks.md): prints figures, asserts nothing. `npm run bench` (500k census rows),
  * `npm run bench -- --full` (full scale: 4.5 M census rows and every other file at its real size),
  * `npm run bench -- --census-rows N`, `npm run bench -- --smoke` (CI).
  * Servers and load generators are separate processes on 127.0.0.1; every run stops by itself.
@@ -35,8 +35,8 @@ const censusRows = Number(args['census-rows'] ?? (smoke ? 20_000 : full ? 4_500_
 const duration = Number(args.duration ?? (smoke ? 2 : 10))
 /**
  * Seconds of lookups before a server's lookups are measured. V8 optimises the server's code over
- * its first tens of seconds of load: on 2 cores TurboFan's threads took about a third of the
- * server's CPU in the first 10 s and almost none after 30 s, and throughput rose by half. The
+ * its first tens of seconds of load: its compiler threads take a large share of the CPU at first
+ * and almost none after 30 s, and throughput rises meanwhile. The
  * figures are a server's that has been answering for a while; its first seconds are printed too.
  */
 const jitWarmup = smoke ? 1 : 30
@@ -365,8 +365,8 @@ async function main() {
   const filesDir = join(root, `files-${censusRows}`)
   await ensureFiles(filesDir, args.all === true || full)
   // imports and the server run as in the Docker image: the compiled JavaScript in dist/ (under
-  // tsx's loader every thread holds the transpiler and the sources' maps: ~60 MB more RSS at
-  // start, and every import worker inherits the loader)
+  // tsx's loader every thread holds the transpiler and the sources' maps, which would count in
+  // the RSS, and every import worker inherits the loader)
   execFileSync('npm', ['run', 'build'], { stdio: 'ignore' })
   log('imports and server: dist/ (compiled by `npm run build`, as in the Docker image)')
 

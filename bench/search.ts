@@ -1,5 +1,5 @@
 /**
- * Name-search latency at scale (DESIGN.md §7: name search over the full census, p99 ≤ 25 ms).
+ * Name-search latency at scale over the full census (docs/benchmarks.md).
  *
  *   npx tsx bench/generate.ts --out data/bench --census-rows 500000 --only az4n-8mr2
  *   npx tsx bench/search.ts --dir data/bench [--data /tmp/cvk-search-bench] [--per-kind 300]

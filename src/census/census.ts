@@ -1,5 +1,5 @@
 /**
- * Company Census File `az4n-8mr2` (FMCSA-DATA.md §2.1): one row per USDOT, 147 columns.
+ * Company Census File `az4n-8mr2` (FMCSA's census data dictionary): one row per USDOT, 147 columns.
  * Builds the `companies` table (identity, contact, fleet, rating), census dockets, the FTS5 name
  * index and shared-contact counts.
  */
@@ -328,9 +328,9 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
     buildParseOptions(ctx),
   )
   // the companies and the pair words' sample are counted as the rows go in (a duplicate USDOT
-  // replaces its row): counting and sampling the table afterwards cost 1.8 s of one thread at
-  // full scale with the other core idle; the sample's tokenizing (about 0.4 s) now runs in the
-  // building thread during the load, where it waits on the parse worker
+  // replaces its row): counting and sampling the table afterwards was one thread's work with
+  // the other core idle; the sample's tokenizing now runs in the building thread during the
+  // load, where it waits on the parse worker
   const dots = new DistinctDots()
   const sample = new PairWordSample()
   const legalAt = keys.indexOf('legal_name')
@@ -487,8 +487,8 @@ const CENSUS_SELECT = `SELECT ${CENSUS_ROW_COLUMNS.join(', ')} FROM companies`
 /**
  * A census row from a raw statement's values, in CENSUS_ROW_COLUMNS' order. better-sqlite3 builds a
  * row object key by key, making and internalising each of the 42 keys again for every row; an
- * object literal of one fixed shape costs about 10 µs less per lookup at full scale (36 → 26 µs
- * over 200,000 random USDOTs). census.test.ts checks it against the row object for every
+ * object literal of one fixed shape is cheaper for every lookup. census.test.ts checks it against
+ * the row object for every
  * fixture company.
  */
 const censusRowOf = (v: readonly unknown[]): CensusRow => ({

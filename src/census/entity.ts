@@ -1,5 +1,5 @@
 /**
- * The entity type the census alone proves (FMCSA-DATA.md §6 with no licensing or SMS data): the
+ * The entity type the census alone proves (docs/data.md, with no licensing or SMS data): the
  * rule of carriers/entity.ts with no authority roles, computed once per company by the census
  * build for the search index (the entity_type filter) and by the search summaries. The full
  * record may say more: a broker is only known from licensing, and licensing or SMS data can

@@ -1,7 +1,7 @@
 /**
- * The census build's name-search index, built beside the build's other indexes. A full census'
- * tiers cost about 28 s of CPU and its contact indexes 13 s, each on one thread, one after the
- * other: the tiers are instead built by two worker threads (search-build-worker.ts), each into its
+ * The census build's name-search index, built beside the build's other indexes. A large census'
+ * tiers and its contact indexes are each one thread's work, and one after the other they leave a
+ * core idle: the tiers are instead built by two worker threads (search-build-worker.ts), each into its
  * own file, while the build thread makes the contact indexes; the tiers are then copied into the
  * build file (copySearchParts). A small census builds them in the calling thread, after the
  * contacts: a worker's start costs more than the work.

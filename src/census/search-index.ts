@@ -33,7 +33,7 @@ export type Tier = (typeof TIERS)[number]
 
 /**
  * The SQL function of the build (registered on the connections that fill tiers only): a name's
- * entity-type and pair tags, in one call (a JS call per row costs about 0.4 µs by itself).
+ * entity-type and pair tags, in one call (each JS call per row has a fixed cost of its own).
  */
 const TAGS_FN = 'census_js_tags'
 
@@ -180,8 +180,8 @@ class PairWordCounts {
 /**
  * The pair words' sample taken as a census loads (search-build.ts): the names of every
  * PAIR_SAMPLE-th USDOT counted as their rows go in, so `words` is `pairWords` of the loaded table
- * without reading its 4.5 million rows back (1.3 s of one thread at full scale). Only the counts
- * are kept (keeping the sampled names cost the load 190 MB of resident memory): a sampled USDOT
+ * without reading every row back (one thread's work, the other core idle). Only the counts
+ * are kept (keeping the sampled names would hold them all in resident memory): a sampled USDOT
  * loaded again replaces the names counted for it, so then `words` reads the sample back instead.
  */
 export class PairWordSample {
@@ -219,17 +219,16 @@ const LEADING_NON_WORD = ` !"#$%&''()*+,-./:;<=>?@[\\]^_\`{|}~`
 const firstWordSql = (col: string) => {
   const upToSpace = (name: string) =>
     `'fw' || lower(CASE WHEN instr(${name}, ' ') > 0 THEN substr(${name}, 1, instr(${name}, ' ') - 1) ELSE ${name} END)`
-  // most names start with a letter or digit: ltrim only the others (ltrim on every name cost
-  // 2.2 s of a full census build, this test 0.5 s)
+  // most names start with a letter or digit: ltrim only the others (ltrim on every name is a
+  // noticeable share of the index build)
   return `CASE WHEN ${col} GLOB '[A-Za-z0-9]*' THEN ${upToSpace(col)} ELSE ${upToSpace(`ltrim(${col}, '${LEADING_NON_WORD}')`)} END`
 }
 
 /**
  * FTS5's buffer of pending terms (bytes) while a tier is filled, and no merging of segments on the
  * way (the one `optimize` at the end merges them all): with FTS5's defaults (1 MiB, automerge 4)
- * a full census' tiers took 32.5 s of CPU in one thread, with a 64 MiB buffer and no automerge
- * 27.7 s; the buffer's size made no difference beyond noise between 2 and 32 MiB (the largest
- * tier filled in 12–13 s), so it is small. Both are set back to FTS5's defaults once the tier is
+ * the tiers cost more CPU, merging segments that the final `optimize` merges again; a larger
+ * buffer made no difference beyond noise, so it is small. Both are set back to FTS5's defaults once the tier is
  * built (they are stored in its `_config` table).
  */
 const FILL_HASH_BYTES = 8 << 20

@@ -1,6 +1,6 @@
 /**
- * Pure comparison of a mirror record with the regulator's answer (FMCSA-DATA.md §5 "Compare with
- * the mirror"). Both sides are first reduced to the same facts, keyed by the record's JSON path
+ * Pure comparison of a mirror record with the regulator's answer (docs/crosscheck.md, "What is
+ * compared"). Both sides are first reduced to the same facts, keyed by the record's JSON path
  * and in the record's units; a fact a source does not have is left out and not compared.
  */
 import type { RegulatorCarrier } from './qcmobile.ts'

@@ -1,6 +1,6 @@
 /**
- * On-demand cross-check of a record against the regulator's QCMobile API (DESIGN.md §4,
- * docs/crosscheck.md). Every call to the regulator goes through one guard: circuit breaker, rate
+ * On-demand cross-check of a record against the regulator's QCMobile API
+ * (docs/crosscheck.md). Every call to the regulator goes through one guard: circuit breaker, rate
  * limiter and timeout. Answers are cached per USDOT. The state lives per Deps instance.
  */
 import type { CrosscheckJson } from './schema.ts'
@@ -193,7 +193,7 @@ export async function crosscheckRecord(
     }
     const differences = compareWithRegulator(record, carrier)
     if (differences.length > 0 && !cached) {
-      // FMCSA-DATA §4.1 (5): log every difference (public data, no secrets)
+      // log every difference (public data, no secrets): docs/crosscheck.md
       deps.log.info({ dot_number: record.dotNumber, differences }, 'crosscheck: mismatch')
     }
     return {

@@ -1,7 +1,8 @@
 /**
  * Spaces calls to the regulator at least `minIntervalMs` apart (QCMobile publishes no rate limit;
- * clients space calls ~200 ms, FMCSA-DATA §5). A caller reserves a slot and waits for it; the wait
- * counts against the caller's own timeout, so a slot further away than that is refused instead.
+ * clients space calls about 200 ms apart: `CROSSCHECK_MIN_INTERVAL_MS`). A caller reserves a slot
+ * and waits for it; the wait counts against the caller's own timeout, so a slot further away
+ * than that is refused instead.
  */
 
 export interface LimiterOptions {

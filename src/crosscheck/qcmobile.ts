@@ -1,5 +1,5 @@
 /**
- * Client for the FMCSA QCMobile API (FMCSA-DATA.md §5): `carriers/{dot}`, `carriers/{dot}/authority`,
+ * Client for the FMCSA QCMobile API (FMCSA's QCMobile API documentation): `carriers/{dot}`, `carriers/{dot}/authority`,
  * `carriers/docket-number/{n}`, `carriers/{dot}/docket-numbers`, `carriers/{dot}/oos`.
  *
  * Tolerant of the API's quirks: numbers sent as numbers or strings ("750", "1.16%"), ratings as
@@ -115,7 +115,7 @@ export function toText(v: unknown): string | null {
   return N.text(v.replaceAll('\u200B', ''))
 }
 
-/** Thousands → whole dollars (QCMobile `*OnFile`, `bipdRequiredAmount`, FMCSA-DATA §3.3). */
+/** Thousands → whole dollars (QCMobile `*OnFile`, `bipdRequiredAmount`). */
 export function thousandsToDollars(v: unknown): number | null {
   const n = toNumber(v)
   return n === null ? null : Math.round(n * 1000)
@@ -346,7 +346,7 @@ const isAbort = (err: unknown) =>
   err instanceof Error && (err.name === 'AbortError' || err.name === 'TimeoutError')
 
 /**
- * Classifies one HTTP answer (FMCSA-DATA §5 "Envelope" table): `content: null` means the
+ * Classifies one HTTP answer (docs/crosscheck.md, "Reasons"): `content: null` means the
  * regulator does not know the entity; a failure says why there is no answer.
  */
 export function classify(status: number, contentType: string, text: string): QcBody {

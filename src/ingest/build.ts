@@ -24,7 +24,7 @@ export interface BuildOptions {
   onProgress?: (p: BuildProgress) => void
 }
 
-/** Build files' page cache (KiB): a full census import peaked at 505 MB resident with 32 MiB, 530 MB with 64 MiB. */
+/** Build files' page cache (KiB): a larger one raised a census import's peak RSS for no speed. */
 const BUILD_CACHE_KIB = 32_768
 
 /** Helper threads of SQLite's sorter in a build file (its `threads` pragma). */
@@ -53,8 +53,8 @@ export function openBuildFile(path: string, cacheKib = BUILD_CACHE_KIB): Sqlite 
     // sorts of index and GROUP BY builds spill to temporary files (the page cache), not the heap:
     // in memory they held several hundred MB at full census scale
     db.pragma('temp_store = FILE')
-    // SQLite's sorter may use helper threads (off by default): an index on the legacy history
-    // table (720 MB) was made in 6.2–7.0 s with two of them, 10.5–11.1 s without. They inherit
+    // SQLite's sorter may use helper threads (off by default): a large index builds markedly
+    // faster where a core is free. They inherit
     // the build thread's lowest priority; where the build's other threads hold the cores, they
     // wait like it.
     db.pragma(`threads = ${SORT_THREADS}`)
@@ -100,7 +100,7 @@ export async function buildDatasetFile(
     // GROUP rows held), one transaction per BATCH rows. Rows held until a whole transaction's
     // worth had arrived (5,000) outlived the building thread's young generation: with 32 parsed
     // batches in flight (parse-worker.ts), two thirds of what it allocated was promoted, and its
-    // scavenges cost 10-15 ms each.
+    // scavenges grew costly.
     const load = async <T>(
       fileId: string,
       source: AsyncIterable<T | readonly T[]>,

@@ -4,8 +4,7 @@
  * (`quick_check(<table>)`), and the schema table with the freelist when it names
  * `sqlite_schema`: the build thread and a checker thread (check-worker.ts) claim the file's
  * tables from a shared counter, largest first, each with its own read-only connection, so the
- * step that ended every build on one core (5.5–6.6 s of a full census, the other core idle)
- * uses both.
+ * step that ended every build on one core, the other idle, uses both.
  *
  * What SQLite does only when one call checks every table: a page that no table, index or the
  * freelist reaches ("never used": space lost, not a wrong answer) and a page that two tables
@@ -75,8 +74,8 @@ export function checkClaimed(db: Sqlite, job: Pick<CheckJob, 'tables' | 'next'>)
 
 /**
  * A virtual table's check (its module's, FTS5's a read and decode of its whole index) costs about
- * eight times a plain B-tree's check per page of its shadow tables (measured on a full census:
- * 46–49 µs a page of the search tiers against 6.3 µs for the companies table and its indexes).
+ * eight times a plain B-tree's check per page of its shadow tables, so its pages count that many
+ * times when the tables are dealt out to the threads.
  */
 const VIRTUAL_PAGE_COST = 8
 

@@ -67,7 +67,7 @@ export function headerDrift(actual: readonly string[], expected: readonly string
  * Text parsed at a time: 64 KB, about 150 census records. Every record of a chunk stays reachable
  * until the whole chunk is consumed; at 1 MB (2,300 records, 340,000 field strings) they outlived
  * V8's young generation and were promoted, and old-generation collections took most of a core
- * during a census import (full census parsed in 42 s and 79 CPU-seconds; 64 KB: 25 s and 48).
+ * during a census import.
  */
 const CHUNK_BYTES = 64 << 10
 /** What fileNewline reads to guess the file's newline. */

@@ -1,5 +1,5 @@
 /**
- * Normalisation of FMCSA values (FMCSA-DATA.md §3): one place that knows padding, docket forms,
+ * Normalisation of FMCSA values (docs/data.md, normalisation): one place that knows padding, docket forms,
  * money units and date formats. Every function returns null for "not on file", never "" or a made-up 0.
  */
 
@@ -225,7 +225,7 @@ export function thousands(v: string | undefined | null): number | null {
 }
 
 /**
- * Motus money: the unit is uncertain (FMCSA-DATA §3.3). BIPD < 100000 or cargo/bond < 1000 means
+ * Motus money: the unit is uncertain (docs/data.md, money units). BIPD < 100000 or cargo/bond < 1000 means
  * thousands, with or without cents (`750.00` = $750,000: no BI&PD filing is for $750); anything
  * else dollars (`750000.00`, the form seen live).
  */

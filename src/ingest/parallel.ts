@@ -73,7 +73,7 @@ class Source {
   constructor(job: ParseJob) {
     // a young generation for millions of short-lived field strings, and an old generation bounded
     // at 128 MB (a worker holds at most MAX_IN_FLIGHT batches): garbage is collected before it
-    // costs resident memory. 24/256 MB peaked at 520 MB for a full census import, 16/128 at 493.
+    // costs resident memory (larger generations raised a census import's peak RSS).
     this.worker = startWorker(ENTRY, {
       workerData: job,
       resourceLimits: { maxYoungGenerationSizeMb: 16, maxOldGenerationSizeMb: 128 },

@@ -1,5 +1,5 @@
 /**
- * Authority from the licensing rows (FMCSA-DATA.md §3.5, §4.2): the A/I/N letter of each kind per
+ * Authority from the licensing rows (L&I and Motus status codes): the A/I/N letter of each kind per
  * docket (Motus wins where it has a row; no Motus row is not "no authority"), the letters over all
  * dockets, and the revocation and reinstatement history.
  */
@@ -31,7 +31,7 @@ export const CARRIER_KINDS = new Set(['carrier', 'common', 'contract'])
 export const sameFamily = (a: string, b: string) =>
   a === b || (CARRIER_KINDS.has(a) && CARRIER_KINDS.has(b) && (a === 'carrier' || b === 'carrier'))
 
-/** Motus OP_AUTH_STATUS → letter (FMCSA-DATA.md §3.5). Withdrawn is I only if it was ever granted. */
+/** Motus OP_AUTH_STATUS → letter. Withdrawn is I only if it was ever granted. */
 function motusLetter(status: string | null, everGranted: boolean): Letter | null {
   const t = (status ?? '').trim().toUpperCase()
   if (t === '') return null

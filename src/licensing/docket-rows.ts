@@ -6,8 +6,8 @@
  * the rows, is what a lookup paid for). The tables stay: they are the source of the documents,
  * and a file built before this table existed is read through them.
  *
- * The last step of a licensing build, one thread of SQL (a full legacy file: 1.8 million dockets,
- * 99 s, the other core idle): at scale the build thread makes the documents of the lower half of
+ * The last step of a licensing build, one thread of SQL with the other core idle: at scale (from
+ * DOCKET_PARTS_MIN dockets) the build thread makes the documents of the lower half of
  * the docket ids while a part thread (docket-rows-worker.ts) makes the upper half into a file of
  * its own (ingest/parts.ts), which is then appended. The table is the same either way.
  */
@@ -76,8 +76,8 @@ function docketsByPrefix(db: Sqlite): { prefix: DocketPrefix; n: number }[] {
 /**
  * The id of the middle docket (by count: the work per docket is about even). Ids order dockets by
  * prefix code, then number, so it is found prefix by prefix, each an ordered range of the
- * `dot_dockets_docket` index (at full scale: the counts and the middle 1.3 s, where a sort of the
- * 1.8 million computed ids took 3.1 s and a GROUP BY over the distinct dockets 4.8 s).
+ * `dot_dockets_docket` index (cheaper than sorting every computed id or a GROUP BY over the
+ * distinct dockets, which both read and sort the whole table).
  */
 function middleDocketId(
   db: Sqlite,

@@ -1,5 +1,5 @@
 /**
- * Insurance from the licensing rows (FMCSA-DATA.md §4.1): current policies and the filing history
+ * Insurance from the licensing rows (docs/data.md, precedence): current policies and the filing history
  * deduplicated into filings, the policy the summary describes, and the on-file amounts and flags.
  */
 import type { FilingJson, InsuranceJson } from './schema.ts'
@@ -201,7 +201,7 @@ function onFileOf(g: Gathered, current: readonly Filing[]): OnFile[] {
 const BIPD_FORMS = new Set(['BMC-91', 'BMC-91X'])
 
 /**
- * BI&PD on file from the current Motus BMC-91/91X filings (issue 12, FMCSA-DATA.md §10): each
+ * BI&PD on file from the current Motus BMC-91/91X filings (docs/data.md, the Motus-era record): each
  * filing is one layer of `MAX_COV_AMOUNT` (an excess filing's amount is its own layer, written
  * above its `UNDERL_LIM_AMOUNT`), layers add up, one amount per (policy number, insurer, amount).
  * Only filings in force today count; a primary filing with a pending cancellation is left out

@@ -1,5 +1,5 @@
 /**
- * The frozen legacy L&I files (FMCSA-DATA.md §2.2): Carrier, ActPendInsur, InsHist, AuthHist,
+ * The frozen legacy L&I files (FMCSA's L&I data definitions): Carrier, ActPendInsur, InsHist, AuthHist,
  * Revocation and (optional) BOC3, as they stood on 2026-05-14 when FMCSA moved to Motus. Files are
  * read by position (the `text%2Fplain` form has no header; the `rows.csv` form and hand-made
  * copies may have one, which is skipped). USDOT is zero-padded here (`00000000` = none), dockets
@@ -285,8 +285,8 @@ const ROW_EXPORTS: Record<LegacyKind, string> = {
 /**
  * Loads one positional file, every record a row or a counted reject. A file of at least
  * PARSE_WORKER_MIN_BYTES is parsed in a worker thread while this thread inserts: the frozen files
- * hold 15.9 million rows, whose load took 321 s of a 497 s build in one thread and 244 s of 415 s
- * with the parse in a worker (2 cores; a second parse worker gained nothing and cost 85 MB).
+ * hold about 16 million rows, and parsing them in the inserting thread made the load most of the
+ * build (on 2 cores a second parse worker gained nothing and cost memory).
  */
 async function loadFile(ctx: BuildContext, kind: LegacyKind, path: string): Promise<void> {
   const id = LEGACY_FILE_IDS[kind]

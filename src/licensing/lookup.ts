@@ -1,5 +1,5 @@
 /**
- * The licensing rows of one USDOT from the Motus and legacy L&I datasets (FMCSA-DATA.md §4): a
+ * The licensing rows of one USDOT from the Motus and legacy L&I datasets (docs/data.md): a
  * handful of indexed queries per dataset, USDOT → dockets, then each table by docket. The authority
  * and insurance modules read what `gather` returns; `record.ts` assembles their blocks.
  */
@@ -245,9 +245,10 @@ export function gather(
     if (!ds) continue
     const keys = new Set<string>()
     listed.set(ds, keys)
-    // Motus lists the USDOTs with activity since its cutover (2.6 % of the census at full scale,
-    // more each month): the others are answered without a query. The legacy baseline lists
-    // 40 %: a set of it would cost 7 MB and 0.35 s per thread to spare one query in two.
+    // Motus lists the USDOTs with activity since its cutover (a few per cent of the census, more
+    // each month): the others are answered without a query. The legacy baseline lists a large
+    // share of the census: a set of it would cost more memory and start-up time per thread than
+    // the queries it would spare.
     if (ds === motus && !listsDot(ds.db, 'dot_dockets', dot)) continue
     for (const d of ds.stmt(Q.dockets).all(dot) as DocketRow[]) {
       g.dockets.set(dkey(d), d)

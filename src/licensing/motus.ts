@@ -1,5 +1,5 @@
 /**
- * Motus files (FMCSA-DATA.md §2.3), FMCSA's registration system since 2026-05-14: the daily
+ * Motus files (docs/data.md), FMCSA's registration system since 2026-05-14: the daily
  * all-with-history (AWH) files give the current state and are reloaded in full; the daily
  * difference files are kept as a change log only. A blank diff row (only the docket filled) is a
  * deletion: it is logged as such and never becomes a record. Headered CSV, USDOT unpadded, dates
@@ -240,7 +240,7 @@ async function loadAwh(ctx: BuildContext, kind: Exclude<MotusKind, 'boc3'>, path
 }
 
 /**
- * BOC-3 column names are not confirmed (FMCSA-DATA.md §2.3, S): columns are found by name, and a
+ * BOC-3 column names are not published by FMCSA: columns are found by name, and a
  * file without a docket column is skipped with a note rather than failing the dataset.
  */
 async function loadBoc3(ctx: BuildContext, path: string) {
@@ -328,7 +328,7 @@ async function loadDiff(ctx: BuildContext, kind: Exclude<MotusKind, 'boc3'>, pat
     })
   } catch (err) {
     if (!(err instanceof FormatError)) throw err
-    // an empty diff proves nothing (FMCSA-DATA.md §1.3); an unreadable one must not hold back the
+    // an empty diff proves nothing (deletions are not in it); an unreadable one must not hold back the
     // current state, which comes from the AWH files: it is skipped, and the skip is sampled
     if (/empty/.test(err.message)) ctx.note('motus.diff_empty')
     else {

@@ -165,7 +165,7 @@ describe('authority and insurance from the legacy baseline and Motus', () => {
       granted_date: '2026-06-01',
       source: 'motus',
     })
-    // whole numbers below the thresholds are thousands (FMCSA-DATA.md §3.3)
+    // whole numbers below the thresholds are thousands (docs/data.md, money units)
     // bipd_on_file from the BMC-91X filing (`1000` = $1M), not BIPD_FILE (`750`)
     expect(l.insurance).toMatchObject({
       bipd_on_file: 1_000_000,

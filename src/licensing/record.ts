@@ -1,6 +1,6 @@
 /**
  * Authority, insurance, bond and revocation facts for one USDOT from the Motus and legacy L&I
- * datasets (FMCSA-DATA.md §4), assembled from the rows (`lookup.ts`), the authority
+ * datasets (docs/data.md, precedence), assembled from the rows (`lookup.ts`), the authority
  * (`authority.ts`) and the insurance (`insurance.ts`) they prove.
  */
 import type { DataView } from '../db/datasets.ts'
@@ -104,7 +104,7 @@ function identityOf(g: Gathered, primary: DocketRow | undefined): Identity {
     mailingAddress: src
       ? addressOf(src.mail_street, src.mail_city, src.mail_state, src.mail_zip, src.mail_country)
       : null,
-    // Motus names the flag "undeliverable"; the legacy PDF says Y = deliverable (FMCSA-DATA §2.2)
+    // Motus names the flag "undeliverable"; the L&I data-definitions PDF says Y = deliverable
     mailUndeliverable: m
       ? m.mail_undeliverable === null
         ? null

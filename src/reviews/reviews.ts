@@ -1,6 +1,6 @@
 /**
- * Verified reviews and external review aggregates stored in app.db (DESIGN.md §2 `reviews` block).
- * Admins add them with the CLI; the record reads one aggregate per lookup (STYLE.md §13), and the
+ * Verified reviews and external review aggregates stored in app.db (the record's `reviews` block).
+ * Admins add them with the CLI; the record reads one aggregate per lookup, and the
  * Trust Score uses the summary. The file import (`import.ts`) validates rows with the schemas here
  * and writes through `writeKeyedReviews`.
  */
@@ -268,7 +268,7 @@ function prepare(db: Sqlite) {
 }
 type Statements = ReturnType<typeof prepare>
 
-// statements are prepared once per connection (STYLE.md §8)
+// statements are prepared once per connection
 const cache = new WeakMap<Sqlite, Statements>()
 function stmts(db: Sqlite): Statements {
   let s = cache.get(db)

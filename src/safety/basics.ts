@@ -1,5 +1,5 @@
 /**
- * The seven CSA BASICs (FMCSA-DATA.md §2.5, §4.2): codes, names, and the SMS results column
+ * The seven CSA BASICs (SMS results files, docs/safety.md): codes, names, and the SMS results column
  * prefix of the five that FMCSA publishes. HazMat Compliance and Crash Indicator are in no public
  * file (FAST Act, Dec 2015).
  */

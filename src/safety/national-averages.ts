@@ -1,5 +1,5 @@
 /**
- * National out-of-service averages shown beside a carrier's OOS rates (FMCSA-DATA.md §4.2). FMCSA
+ * National out-of-service averages shown beside a carrier's OOS rates (docs/safety.md). FMCSA
  * publishes no machine-readable file of them; these are the figures QCMobile and SAFER return
  * (`driverOosRateNationalAverage` 5.51 …, period `2009-2010`). Deployments can override them.
  */

@@ -1,5 +1,5 @@
 /**
- * OUT OF SERVICE ORDERS `p2mt-9ige` (FMCSA-DATA.md §2.6): one row per order, rebuilt in full
+ * OUT OF SERVICE ORDERS `p2mt-9ige` (docs/safety.md): one row per order, rebuilt in full
  * daily. Whether an order is active depends on the day of the lookup (a rescind date can lie in
  * the future), so the build keeps every order and the lookup decides.
  */

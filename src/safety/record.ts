@@ -1,4 +1,4 @@
-/** The safety block from the SMS and OOS-order datasets (FMCSA-DATA.md §2.4–2.6, §4.2). */
+/** The safety block from the SMS and OOS-order datasets (docs/safety.md). */
 import type { DataView, ActiveDataset } from '../db/datasets.ts'
 import type { BasicJson, SafetyJson } from './schema.ts'
 import { getRow } from '../db/row-shape.ts'

@@ -96,7 +96,7 @@ export const F_HAZMAT = 16
 export const F_HAZMAT_OOS = 32
 /** not a bit of the stored flags: tells the build to note an unknown inspection level */
 export const F_UNKNOWN_LEVEL = 64
-/** driver inspections = levels 1/2/3/6, vehicle = 1/2/5/6 (FMCSA-DATA.md §2.4) */
+/** driver inspections = levels 1/2/3/6, vehicle = 1/2/5/6 (FMCSA's inspection levels) */
 const LEVEL_FLAGS = [
   0,
   F_DRIVER | F_VEHICLE,
@@ -132,7 +132,7 @@ export const makeInspectionRow = (day = dayParser()) =>
       let flags = known ? (LEVEL_FLAGS[level] ?? 0) : F_UNKNOWN_LEVEL
       if (flags & F_DRIVER && positive(f[ix.DRIVER_OOS_TOTAL])) flags |= F_DRIVER_OOS
       if (flags & F_VEHICLE && positive(f[ix.VEHICLE_OOS_TOTAL])) flags |= F_VEHICLE_OOS
-      // FMCSA's hazmat selection is unpublished (FMCSA-DATA.md §7): an inspection is a hazmat one
+      // FMCSA's hazmat selection is unpublished: an inspection is a hazmat one
       // when it examined hazardous materials (HM_Insp) or the load required placards
       if (N.flag(f[ix.HM_INSP]) === true || N.flag(f[ix.HAZMAT_PLACARD_REQ]) === true) {
         flags |= F_HAZMAT

@@ -1,5 +1,5 @@
 /**
- * The SMS dataset (FMCSA-DATA.md §2.4–2.5): the monthly SMS input files (motor carrier census,
+ * The SMS dataset (docs/safety.md): the monthly SMS input files (motor carrier census,
  * inspection, crash) and results files (PassProperty for all carriers, Pass with percentiles and
  * alerts for passenger carriers), reduced at build time to one `safety_summary` row and one
  * `basics` row per USDOT, so a lookup is two primary-key reads. See docs/safety.md.

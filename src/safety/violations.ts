@@ -1,5 +1,5 @@
 /**
- * SMS Input Violation `8mt8-2mdr` (FMCSA-DATA.md §2.4, §10): one row per violation cited in the
+ * SMS Input Violation `8mt8-2mdr` (FMCSA's SMS Input Violation readme): one row per violation cited in the
  * inspections of the monthly SMS snapshot (24 months). The mirror keeps only what the record shows:
  * English-language-proficiency out-of-service violations (49 CFR 391.11(b)(2), Viol_Code
  * `39111B2` / `391.11B2`, Border Zone `-Z`), enforced as an out-of-service criterion since

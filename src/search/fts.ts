@@ -161,8 +161,8 @@ export function expandPrefix(census: ActiveDataset, prefix: string): string[] {
 /**
  * A last word whose completions are in at most this many names (summed over its terms) is read
  * by FTS5 with the other words; above, the other words' rows are read and checked (see rankNames).
- * A query's cost either way, at full scale: `WILLIAM B CHERRY` (369 names) 19 → 5.5 ms, `D&E
- * PLUMBING` (70,760) 15 → 20 ms.
+ * FTS5 is the cheaper reader for a last word with few completions (`WILLIAM B CHERRY`), checking
+ * the rows read the cheaper for one with many (`D&E PLUMBING`).
  */
 export const RARE_COMPLETIONS = 10_000
 
@@ -267,8 +267,8 @@ const STAGED_BUDGET = 2000
  * A read checking only filters on its rows (no common words) gives them to FTS5 as tags once it
  * has turned down this many rows, more than STAGED_RATIO for each one it kept: a filter most of
  * these names fail (`SUPPLY` names are mostly not carriers) costs a companies row per name read,
- * its tag only a seek in its list (`SUPPLY L&entity_type=carrier` 15.5 -> 9.4 ms). Where most
- * pass (`CITY`), rows stay cheaper than the tag (a ratio of 1 made `CITY OF` 16 -> 20 ms).
+ * its tag only a seek in its list (`SUPPLY L&entity_type=carrier`). Where most pass (`CITY`),
+ * rows stay cheaper than the tag (a ratio of 1 made `CITY OF` slower).
  */
 const STAGED_SAMPLE = 100
 const STAGED_RATIO = 2

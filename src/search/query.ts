@@ -323,8 +323,8 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
   // the names holding the last word whole: when the rows read stand for every match, they are
   // those of its rows holding it (in the same order), and FTS5 need not intersect the last word's
   // postings (a common word: most of a whole-name search's time; for one letter, FTS5
-  // intersecting a long posting list with the other words': 5-7 ms of a `JAMES C`, 10 ms with a
-  // filter, for names that score no better than the prefix matches the read found)
+  // intersecting a long posting list with the other words', the costliest part of a `JAMES C`,
+  // for names that score no better than the prefix matches the read found)
   const whole = !split
     ? []
     : readIsAll
@@ -333,7 +333,7 @@ function rankNames(census: ActiveDataset, p: SearchParams, depth: number): Ranke
   const first = rank([...(leading ? read(filterWords(leading), LEADING) : []), ...whole, ...head])
   let list = first
   // block 2 would read CANDIDATES rows of the other words (for one letter: to check that letter
-  // on each, 5-9 ms of a `TEXAS M` or `EAGLE J` with a filter)
+  // on each: most of a `TEXAS M` or `EAGLE J` with a filter, for matches the next keystroke narrows)
   let complete = readIsAll
   if (depth > first.length && !complete) {
     list = [...first, ...rank(read(expr, CANDIDATES, true))]

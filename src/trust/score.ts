@@ -1,5 +1,5 @@
 /**
- * Trust Score (DESIGN.md §5, published in docs/trust-score.md): a pure, versioned, explainable
+ * Trust Score (published in docs/trust-score.md): a pure, versioned, explainable
  * 0–100 score. Each component starts at a neutral base and factors move it within its weight;
  * hard gates cap the total. Missing, unrated or small-sample data is neutral. The only input
  * besides the TrustInput (input.ts) is `ctx` (today, freshness, shared-contact counts), so the same data always

@@ -1,5 +1,5 @@
 /**
- * Risk and fraud signals for the Trust Score (DESIGN.md §5), read from its TrustInput (input.ts):
+ * Risk and fraud signals for the Trust Score (docs/trust-score.md), read from its TrustInput (input.ts):
  * what is true about a company and which dataset, field and value says so. The
  * policy (points, caps, weights) lives in policy.ts. Everything here is pure except
  * `contactSignals`, which runs a few bounded, indexed queries during record assembly.
@@ -67,7 +67,7 @@ export const anyAuthorityActive = (a: TrustAuthority) =>
   carrierAuthorityActive(a) || a.broker_authority === 'A' || a.authority_types.includes('forwarder')
 
 /**
- * Whether the company needs operating authority (the record assembly's rule, FMCSA-DATA.md §4.2):
+ * Whether the company needs operating authority (the record assembly's rule):
  * it holds a docket, is a broker or forwarder, or is an interstate for-hire carrier.
  */
 export function authorityRequired(record: TrustInput): boolean {

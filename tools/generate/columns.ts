@@ -1,6 +1,6 @@
 /**
  * File names (Socrata dataset ids) and column lists of every FMCSA format the generator writes
- * (FMCSA-DATA.md §2). These are a contract: importers and tests depend on them.
+ * (FMCSA's file layouts, docs/data.md). These are a contract: importers and tests depend on them.
  */
 import { CENSUS_COLUMNS } from '../../src/census/census.ts'
 
@@ -52,7 +52,7 @@ docket_number dot_number ins_form_code mod_col_1 name_company policy_no trans_da
 underl_lim_amount max_cov_amount effective_date cancl_effective_date`)
 
 /**
- * Legacy InsHist `6sqe-dvqs` (17, positional). FMCSA-DATA.md names them by meaning only; these
+ * Legacy InsHist `6sqe-dvqs` (17, positional). FMCSA's data definitions name them by meaning only; these
  * header names are ours (the importer reads by position and only checks the first one).
  */
 export const LEGACY_INSHIST_COLUMNS = cols(`
@@ -106,7 +106,7 @@ DRIVER_TOTAL RECENT_MILEAGE RECENT_MILEAGE_YEAR VMT_SOURCE_ID PRIVATE_ONLY AUTHO
 EXEMPT_FOR_HIRE PRIVATE_PROPERTY PRIVATE_PASSENGER_BUSINESS PRIVATE_PASSENGER_NONBUSINESS MIGRANT
 US_MAIL FEDERAL_GOVERNMENT STATE_GOVERNMENT LOCAL_GOVERNMENT INDIAN_TRIBE OP_OTHER`)
 
-/** SMS Input Inspection `rbkj-cgst` (39), spelled as in FMCSA-DATA.md §2.4. */
+/** SMS Input Inspection `rbkj-cgst` (39), spelled as in FMCSA's SMS input readme. */
 export const SMS_INSPECTION_COLUMNS = cols(`
 Unique_ID Report_Number Report_State DOT_Number Insp_Date Insp_level_ID County_code_State
 Time_Weight Driver_OOS_Total Vehicle_OOS_Total Total_Hazmat_Sent OOS_Total Hazmat_OOS_Total

@@ -38,7 +38,7 @@ const KIND_WEIGHTS: Record<Profile, WeightTable<Kind>> = {
     inactive: 0.05,
     new: 0.02,
   }),
-  // full-scale census: most USDOTs are inactive, private or intrastate (FMCSA-DATA.md §1.1 sizes)
+  // full-scale census: most USDOTs are inactive, private or intrastate (as in the real census)
   scale: weights({
     carrier: 0.09,
     intrastate: 0.22,

@@ -1,6 +1,6 @@
 /**
  * Writes whole datasets: the bundled sample (`data/sample/`) and full-scale synthetic files for
- * benchmarks. Files are named `<socrata id>.csv` (FMCSA-DATA.md §1.1) and streamed with
+ * benchmarks. Files are named `<socrata id>.csv` (docs/data.md) and streamed with
  * backpressure, so memory stays flat at any size.
  */
 import { mkdir } from 'node:fs/promises'
@@ -146,7 +146,7 @@ export function* scaleCompanies(
 
 /**
  * Writes synthetic files at scale: `censusRows` USDOTs, with every other file in realistic
- * proportion (at 4.5 M census rows the sizes of FMCSA-DATA.md §1.1). Deterministic and streaming.
+ * proportion (at 4.5 M census rows the real files' sizes). Deterministic and streaming.
  */
 export async function writeScaleDataset(dir: string, opts: ScaleOptions): Promise<WriteResult> {
   const keys = opts.files ?? FILE_KEYS

@@ -9,7 +9,7 @@ import { createContext } from './context.ts'
 import { DEFAULT_SEED, writeSampleDataset, writeScaleDataset } from './dataset.ts'
 import { SHARED_EMAIL, SHARED_PHONE, SPECIAL_DOTS as S } from './special-kit.ts'
 
-/** FMCSA-DATA.md §2.1, typed out again so a change to columns.ts cannot hide here. */
+/** The census data dictionary's 147 columns, typed out again so a change to columns.ts cannot hide here. */
 const CENSUS_147 =
   `MCS150_DATE ADD_DATE STATUS_CODE DOT_NUMBER DUN_BRADSTREET_NO PHY_OMC_REGION SAFETY_INV_TERR
 CARRIER_OPERATION BUSINESS_ORG_ID MCS150_MILEAGE MCS150_MILEAGE_YEAR MCS151_MILEAGE TOTAL_CARS

@@ -8,7 +8,7 @@ import { day } from './dates.ts'
 import type { BasicPrefix } from './columns.ts'
 import { POWER_UNIT_KINDS } from '../../src/census/census.ts'
 
-/** Legacy L&I files are frozen at this date (FMCSA-DATA.md §1). */
+/** Legacy L&I files are frozen at this date (docs/data.md). */
 export const LEGACY_FREEZE = day('2026-05-14')
 /** The generated snapshot is as of this date: every event happens before it. */
 export const AS_OF = day('2026-11-01')
@@ -92,7 +92,7 @@ export interface Docket {
   /** BI&PD required, whole dollars (0 = none) */
   bipdRequired: number
   agent: ProcessAgent | null
-  /** Census DOCKETn_STATUS_CODE when it should disagree with the authority (FMCSA-DATA.md §2.1) */
+  /** Census DOCKETn_STATUS_CODE when it should disagree with the authority (census data dictionary) */
   censusStatusOverride?: string
   /** Legacy UNDELIVERABLE_MAIL = N, Motus *_UNDELIVERABLE_MAIL = Y */
   undeliverableMail: boolean
@@ -198,7 +198,7 @@ export interface Company {
   operation: 'A' | 'B' | 'C' | ''
   classdef: string[]
   addDate: number
-  /** The census writes this ADD_DATE as `YYYYMMDD 0000` (FMCSA-DATA.md §2.1) */
+  /** The census writes this ADD_DATE as `YYYYMMDD 0000` (as the real census file does) */
   addDateWithTime: boolean
   mcs150Date: number
   mileage: number

@@ -1,5 +1,5 @@
 /**
- * Row writers: one company → its records in every FMCSA format (FMCSA-DATA.md §2), each a view of
+ * Row writers: one company → its records in every FMCSA format (docs/data.md), each a view of
  * the company model at the right date. Legacy L&I rows are the state at the 2026-05-14 freeze;
  * Motus rows exist only for companies with a transaction since; everything else is as of AS_OF.
  */

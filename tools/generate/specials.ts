@@ -56,7 +56,7 @@ const ring = RING.map(([name, address], i): Special => {
                 cancel: ['2025-08-14', '2025-09-14', 'CANCEL'],
               }),
             ],
-            // the census still says A for this docket (FMCSA-DATA.md §2.1: not the authority status)
+            // the census still says A for this docket (census docket status is not the authority status)
             censusStatusOverride: 'A',
           })
         : activeMc(number, granted, 750_000, INS.lp),
