@@ -5,7 +5,8 @@
  */
 import type { ActiveDataset } from '../db/datasets.ts'
 import { dayToIso } from '../dates.ts'
-import { normalizeCarrierName, vinStatus } from './vin.ts'
+import type { EquipmentAnswerJson } from './schema.ts'
+import { modelYear, normalizeCarrierName, vinStatus } from './vin.ts'
 
 export interface EquipmentWindow {
   from: string
@@ -247,5 +248,37 @@ export function equipmentForCarrier(
       last_seen_on_road: row?.last_roadside_day != null ? dayToIso(row.last_roadside_day) : null,
     },
     window,
+  }
+}
+
+/**
+ * The answer of GET /v1/equipment (before its meta block): `legalName` names a USDOT (the
+ * census's), `year` is the current year (the model year is never more than one year ahead).
+ */
+export function toEquipmentJson(
+  s: Sightings,
+  legalName: (dot: number) => string | null,
+  year: number,
+  plateQuery: boolean,
+): EquipmentAnswerJson {
+  return {
+    vin: s.vin,
+    vin_valid: s.vinValid,
+    model_year: s.vin === null ? null : modelYear(s.vin, year),
+    plate: s.plate,
+    carriers: s.carriers.map((c) => ({
+      dot_number: String(c.dot),
+      legal_name: legalName(c.dot),
+      first_seen: c.firstSeen,
+      last_seen: c.lastSeen,
+      inspections: c.inspections,
+      crashes: c.crashes,
+      plates: c.plates,
+      ...(plateQuery ? { vins: c.vins } : {}),
+      unit_type: c.unitType,
+      make: c.make,
+    })),
+    shared_widely: s.sharedWidely,
+    window: s.window,
   }
 }
