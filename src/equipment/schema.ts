@@ -24,13 +24,9 @@ export const EquipmentCarrierJson = z.object({
     .meta({ description: 'distinct inspections (one inspection is one sighting)' }),
   crashes: z.number().int().meta({ description: 'distinct crash reports' }),
   plates: z.array(PlateJson).meta({ description: 'plates the unit carried under this USDOT' }),
-  vins: z
-    .array(z.string())
-    .optional()
-    .meta({
-      description:
-        'plate lookups only: the VINs seen with the plate under this USDOT, latest first',
-    }),
+  vins: z.array(z.string()).optional().meta({
+    description: 'plate lookups only: the VINs seen with the plate under this USDOT, latest first',
+  }),
   unit_type: z
     .string()
     .nullable()
@@ -40,24 +36,17 @@ export const EquipmentCarrierJson = z.object({
 
 /** The response fields of GET /v1/equipment before its `meta` block. */
 export const EquipmentAnswerJson = z.object({
-  vin: z
-    .string()
-    .nullable()
-    .meta({
-      description:
-        'the VIN asked for; for a plate, the VIN seen with it most recently (null when none)',
-    }),
+  vin: z.string().nullable().meta({
+    description:
+      'the VIN asked for; for a plate, the VIN seen with it most recently (null when none)',
+  }),
   vin_valid: z
     .boolean()
     .nullable()
     .meta({ description: '17 characters without I, O, Q and a correct check digit (49 CFR 565)' }),
-  model_year: z
-    .number()
-    .int()
-    .nullable()
-    .meta({
-      description: 'from the 10th character; null when the 30-year cycle leaves it ambiguous',
-    }),
+  model_year: z.number().int().nullable().meta({
+    description: 'from the 10th character; null when the 30-year cycle leaves it ambiguous',
+  }),
   plate: PlateJson.nullable().meta({ description: 'the plate asked for (null for a VIN lookup)' }),
   carriers: z.array(EquipmentCarrierJson).meta({ description: 'newest last_seen first' }),
   shared_widely: z.boolean().meta({
