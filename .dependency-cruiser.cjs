@@ -10,7 +10,7 @@ const LAYERS = [
   ['db'],
   ['deps'], // the dependency bag handed to every domain function: config, app.db, datasets, clock, log
   ['ingest'],
-  ['census', 'licensing', 'safety', 'reviews', 'keys', 'users'],
+  ['census', 'licensing', 'safety', 'equipment', 'reviews', 'keys', 'users'],
   ['trust', 'crosscheck'],
   ['carriers'],
   ['search', 'sync', 'webhooks', 'checks'],

@@ -12,7 +12,7 @@ import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import Database from 'better-sqlite3'
 import { writeScaleDataset } from '../tools/generate/dataset.ts'
-import { FILE_KEYS } from '../tools/generate/columns.ts'
+import { FILE_IDS, FILE_KEYS } from '../tools/generate/columns.ts'
 import { loadConfig } from '../src/config.ts'
 
 const { values: args } = parseArgs({
@@ -65,7 +65,9 @@ async function freePort(): Promise<number> {
 
 async function ensureFiles(dir: string, all: boolean) {
   const marker = join(dir, all ? '.complete-all' : '.complete-census')
-  if (existsSync(marker)) return
+  // a directory generated before a file was added to the generator is generated again
+  const present = !all || FILE_KEYS.every((k) => existsSync(join(dir, `${FILE_IDS[k]}.csv`)))
+  if (existsSync(marker) && present) return
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })
   const t = performance.now()

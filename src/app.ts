@@ -25,6 +25,7 @@ import { docsEndpoint } from './http/routes/docs.ts'
 import type { Endpoint } from './http/routes/endpoint.ts'
 import { opsEndpoint } from './http/routes/ops.ts'
 import { searchEndpoint } from './http/routes/search.ts'
+import { equipmentEndpoint } from './http/routes/equipment.ts'
 import { verifyEndpoint } from './http/routes/verify.ts'
 
 /** Largest accepted request body: a 100-item batch is far below it. */
@@ -37,6 +38,7 @@ const API_ENDPOINTS: readonly Endpoint[] = [
   bondEndpoint,
   verifyEndpoint,
   searchEndpoint,
+  equipmentEndpoint,
   checksCreateEndpoint,
   checksListEndpoint,
   checksGetEndpoint,

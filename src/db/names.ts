@@ -1,5 +1,13 @@
 /** The dataset files the mirror builds; each is one SQLite file with its own versions. */
-export const DATASET_NAMES = ['census', 'legacy', 'motus', 'sms', 'oos', 'violations'] as const
+export const DATASET_NAMES = [
+  'census',
+  'legacy',
+  'motus',
+  'sms',
+  'oos',
+  'violations',
+  'equipment',
+] as const
 export type DatasetName = (typeof DATASET_NAMES)[number]
 export type Channel = 'live' | 'sample'
 

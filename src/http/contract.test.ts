@@ -5,9 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ROUTE_DOCS } from '../app.ts'
+import { pipelineDeps } from '../deps.ts'
+import { equipmentDataset } from '../equipment/equipment.ts'
+import { filesInDir, inputsFor, runBuild } from '../sync/pipeline.ts'
 import { suspendAccount } from '../keys/accounts.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
-import { sampleCensusDir } from '../testing/fixture-dirs.ts'
+import { SAFETY_FIXTURES, sampleCensusDir } from '../testing/fixture-dirs.ts'
 import { LICENSING_FIXTURES } from '../testing/fmcsa-server.ts'
 import { checkJsonSchema } from '../testing/json-schema-check.ts'
 
@@ -33,6 +36,14 @@ beforeAll(async () => {
     now: NOW,
   })
   empty = await createTestContext({ now: NOW })
+  // the equipment dataset from the SMS fixture files (one tractor under several carriers)
+  const built = await runBuild(
+    pipelineDeps(ctx.deps),
+    equipmentDataset,
+    inputsFor(equipmentDataset, filesInDir(SAFETY_FIXTURES)),
+    { channel: 'live', trigger: 'test', signal: AbortSignal.timeout(30_000) },
+  )
+  expect(built.status).toBe('activated')
   doc = (await (await ctx.get('/openapi.json')).json()) as Json
   keys.starter = ctx.account('starter').key()
   keys.sandbox = ctx.account('starter').key('test')
@@ -143,6 +154,30 @@ const CALLS: Call[] = [
     ['suspended', 402, '?q=test'],
     ['free', 429, '?q=test+carrier'],
   ]),
+
+  ...api('/v1/equipment/{vin}', '/v1/equipment/', [
+    ['starter', 200, '1fujgldr0clbp1234'],
+    ['starter', 200, '1FUJ-GLDR0-CLBP1234'],
+    ['starter', 404, 'UNKNOWN'],
+    ['starter', 404, '1HGCM82633A004352'],
+    ['starter', 400, 'X'.repeat(200)],
+    ['starter', 400, '1FUJGLDR0%01CLBP1234'],
+    ['starter', 400, '1FUJGLDR0CLBP12345'],
+    [null, 401, '1FUJGLDR0CLBP1234'],
+    ['suspended', 402, '1FUJGLDR0CLBP1234'],
+    ['free', 429, '1FUJGLDR0CLBP1234'],
+  ]),
+  ...api('/api/v1/equipment/{vin}', '/api/v1/equipment/1FUJGLDR0CLBP1234', [['starter', 200]]),
+  ...api('/v1/equipment', '/v1/equipment', [
+    ['starter', 200, '?plate=p-123456&state=il'],
+    ['starter', 404, '?plate=NOPE99&state=IL'],
+    ['starter', 400, '?plate=P123456&state=ZZ'],
+    ['starter', 400, '?plate=P123456'],
+    ['starter', 400, '?plate=%00%01&state=IL'],
+    [null, 401, '?plate=P123456&state=IL'],
+    ['suspended', 402, '?plate=P123456&state=IL'],
+    ['free', 429, '?plate=P123456&state=IL'],
+  ]),
 ]
 
 const verify = (
@@ -187,6 +222,8 @@ for (const [op, url] of [
   ['/v1/broker/{mc}', '/v1/broker/MC-100002'],
   ['/v1/bond/{dot}', '/v1/bond/1000002'],
   ['/v1/search', '/v1/search?q=test'],
+  ['/v1/equipment/{vin}', '/v1/equipment/1FUJGLDR0CLBP1234'],
+  ['/v1/equipment', '/v1/equipment?plate=P123456&state=IL'],
 ] as const)
   CALLS.push({ op, method: 'get', url, who: 'empty', status: 503, onEmpty: true })
 CALLS.push({ ...verify('empty', 503, { dot_numbers: [1] }), onEmpty: true })

@@ -94,6 +94,7 @@ async function loaded(): Promise<Env> {
     ['sms', 'activated'],
     ['oos', 'activated'],
     ['violations', 'activated'],
+    ['equipment', 'activated'],
   ])
   return env
 }

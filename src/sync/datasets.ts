@@ -1,5 +1,6 @@
 /** Every dataset the appliance builds, in build order. Each owner module exports its spec. */
 import { censusDataset } from '../census/census.ts'
+import { equipmentDataset } from '../equipment/equipment.ts'
 import { legacyDataset } from '../licensing/legacy.ts'
 import { motusDataset } from '../licensing/motus.ts'
 import { oosDataset } from '../safety/oos.ts'
@@ -15,6 +16,7 @@ export const DATASETS: readonly DatasetSpec[] = [
   smsDataset,
   oosDataset,
   violationsDataset,
+  equipmentDataset,
 ]
 
 export function datasetSpec(name: DatasetName): DatasetSpec | undefined {

@@ -50,6 +50,9 @@ const ROLES: Record<string, string> = {
   'h3zn-uid9': 'passenger carriers: BASIC percentiles and alerts (C)',
   'p2mt-9ige': 'out-of-service orders (active, rescinded)',
   '8mt8-2mdr': 'violations (24 months): English-language-proficiency out-of-service counts',
+  'fx4q-ay7w':
+    'roadside inspections (3 years): the carrier name, address and docket as the officer wrote them',
+  'wt8s-2hbx': 'inspected units (3 years): VIN, plate, make of each unit, by inspection id',
 }
 
 export interface SourceUrl {

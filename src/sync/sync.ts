@@ -56,6 +56,11 @@ export interface SyncOptions {
   pool?: DownloadPool
   /** build slot shared with other datasets (syncAll builds one dataset at a time) */
   buildSlot?: <T>(work: () => Promise<T>) => Promise<T>
+  /**
+   * downloads already started by the datasets of the same mirror run, by file id: a file that
+   * feeds two datasets (the SMS inspection and crash files) is fetched once (syncAll)
+   */
+  shared?: Map<string, Promise<SourceFetch>>
 }
 
 /** A sync's result is a dataset run's result. */
@@ -147,12 +152,16 @@ async function download(
   const sources = sourcesOf(spec, deps.config.sync.baseUrl)
   const pool = opts.pool ?? downloadPool(deps.config.sync.parallelDownloads)
   const fetched = await Promise.all(
-    sources.map((src) =>
-      pool(() => {
+    sources.map((src) => {
+      const started = opts.shared?.get(src.id)
+      if (started) return whileRenewing(started, ctx)
+      const fetch = pool(() => {
         opts.signal.throwIfAborted()
         return fetchSource(src, deps, opts, ctx)
-      }),
-    ),
+      })
+      opts.shared?.set(src.id, fetch)
+      return fetch
+    }),
   )
   const inputs = new Map<string, string>()
   const facts: VersionFiles['inputs'] = {}
@@ -250,6 +259,23 @@ async function portalCounts(
     ),
   )
   return Object.fromEntries(entries)
+}
+
+/**
+ * Waits for a download another dataset of the run started, renewing this run's lease meanwhile
+ * (the file can take minutes); answers a copy, as each run records its own file results.
+ */
+async function whileRenewing(fetch: Promise<SourceFetch>, ctx: RunInputsContext) {
+  for (;;) {
+    let timer: NodeJS.Timeout | undefined
+    const tick = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), 30_000)
+    })
+    const done = await Promise.race([fetch.then((r) => ({ r })), tick])
+    clearTimeout(timer)
+    if (done) return { ...done.r, file: { ...done.r.file } }
+    ctx.renew()
+  }
 }
 
 interface SourceFetch {
@@ -400,8 +426,9 @@ export async function syncAll(
   const buildSlot = opts.buildSlot ?? downloadPool(1)
   const startedAt = deps.clock().getTime()
   const t0 = performance.now()
+  const shared = opts.shared ?? new Map<string, Promise<SourceFetch>>()
   const results = await Promise.all(
-    specs.map((spec) => syncDataset(spec, deps, { ...opts, pool, buildSlot })),
+    specs.map((spec) => syncDataset(spec, deps, { ...opts, pool, buildSlot, shared })),
   )
   const runIds = results.map((r) => r.runId).filter((id): id is number => id !== null)
   recordMirror(deps.db, runIds, {

@@ -2,6 +2,7 @@
 import { mkdirSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { carrierRow, writeCensus } from './census-fixture.ts'
 
 /** Live census: 344554 (HULL COOPERATIVE ASSOCIATION, as in the real fixture) and 1000001..1000009. */
@@ -28,3 +29,8 @@ export function sampleCensusDir(): string {
   ])
   return dir
 }
+
+/** The SMS fixture files (test/fixtures/safety/README.md): inspections and crashes with units. */
+export const SAFETY_FIXTURES = fileURLToPath(
+  new URL('../../test/fixtures/safety/', import.meta.url),
+)

@@ -127,6 +127,8 @@ const NEEDS_SAFETY: readonly FileKey[] = [
   'smsAbPass',
   'smsCPass',
   'oosOrders',
+  'mcmisInspection',
+  'mcmisUnits',
 ]
 
 /** Random companies for USDOTs firstDot … firstDot+count-1, building only the layers needed. */

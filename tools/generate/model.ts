@@ -134,6 +134,8 @@ export interface Inspection {
   unit: Vehicle
   unit2: Vehicle | null
   violations: Violation[]
+  /** the carrier name the officer wrote (MCMIS INSP_CARRIER_NAME); default: the legal name */
+  roadsideName?: string
 }
 
 export interface CrashVehicle {

@@ -1,9 +1,17 @@
 /** Row writers of the SMS files (census, inspections, violations, crashes, results), OOS orders. */
 import { BASIC_DESC } from './catalog.ts'
-import { BASIC_PREFIXES, type BasicPrefix } from './columns.ts'
+import { BASIC_PREFIXES, MCMIS_INSPECTION_COLUMNS, type BasicPrefix } from './columns.ts'
 import { qn } from './csv.ts'
-import { dmy, iso } from './dates.ts'
-import { AS_OF, type BasicKey, type Company, powerUnits, SMS_WINDOW_START } from './model.ts'
+import { dmy, iso, ymd } from './dates.ts'
+import {
+  AS_OF,
+  type BasicKey,
+  type Company,
+  type Inspection,
+  powerUnits,
+  SMS_WINDOW_START,
+  type Vehicle,
+} from './model.ts'
 import { type Emit, num, phoneDisplay, tf, yn } from './rows-format.ts'
 import { isDriverLevel, isVehicleLevel, timeWeight } from './safety.ts'
 
@@ -358,5 +366,98 @@ export function oosRows(c: Company, out: Emit): void {
         o.rescind === null ? '' : iso(o.rescind),
       ].join(','),
     )
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// MCMIS Vehicle Inspection File and Inspections Per Unit (FMCSA-DATA.md §11)
+
+const MCMIS_AT = new Map(MCMIS_INSPECTION_COLUMNS.map((c, i) => [c, i]))
+/** Synthetic unit type codes (the importer reads the type from the SMS file, never this code). */
+const UNIT_TYPE_CODE: Record<string, string> = {
+  'TRUCK TRACTOR': '11',
+  'SEMI-TRAILER': '9',
+  'STRAIGHT TRUCK': '2',
+  MOTORCOACH: '20',
+  BUS: '21',
+}
+/** Inspections older than the SMS window, in the MCMIS files only: one for every other inspection. */
+const MCMIS_ONLY_ID_OFFSET = 400_000_000
+
+/** The name an officer writes: the legal name, now and then without its LLC or INC. */
+function roadsideName(c: Company, x: Inspection): string {
+  if (x.roadsideName !== undefined) return x.roadsideName
+  return x.uniqueId % 3 === 0 ? c.legalName.replace(/,? (LLC|INC)$/, '') : c.legalName
+}
+
+function mcmisInspection(c: Company, x: Inspection, id: number, date: number): string {
+  const f: string[] = new Array<string>(MCMIS_INSPECTION_COLUMNS.length).fill('')
+  const set = (col: string, v: string) => {
+    f[MCMIS_AT.get(col) as number] = v
+  }
+  const viol = x.violations.length
+  set('CHANGE_DATE', `${ymd(Math.min(AS_OF - 1, date + 3))} 0930`)
+  set('INSPECTION_ID', num(id))
+  set('DOT_NUMBER', num(c.dot))
+  set('REPORT_STATE', x.state)
+  set('REPORT_NUMBER', id === x.uniqueId ? x.reportNumber : `${x.state}${num(id)}`)
+  set('INSP_DATE', ymd(date))
+  set('INSP_START_TIME', '0930')
+  set('INSP_END_TIME', '1010')
+  set('COUNTY_CODE_STATE', x.state)
+  set('INSP_LEVEL_ID', num(x.level))
+  set('HAZMAT_PLACARD_REQ', yn(x.hazmat))
+  set('POST_ACC_IND', 'N')
+  set('VIOL_TOTAL', num(viol))
+  set('OOS_TOTAL', num(x.driverOos + x.vehicleOos + x.hazmatOos))
+  set('DRIVER_OOS_TOTAL', num(x.driverOos))
+  set('VEHICLE_OOS_TOTAL', num(x.vehicleOos))
+  set('HAZMAT_OOS_TOTAL', num(x.hazmatOos))
+  set('INSP_CARRIER_NAME', qn(roadsideName(c, x)))
+  set('INSP_CARRIER_STREET', qn(c.phy.street))
+  set('INSP_CARRIER_CITY', qn(c.phy.city))
+  set('INSP_CARRIER_STATE', c.phy.state)
+  set('INSP_CARRIER_ZIP_CODE', c.phy.zip)
+  set('INSP_INTERSTATE', 'Y')
+  return f.join(',')
+}
+
+function mcmisUnit(id: number, n: number, v: Vehicle): string {
+  return [
+    `${ymd(AS_OF - 1)} 0930`,
+    num(id),
+    num(id * 10 + n),
+    UNIT_TYPE_CODE[v.type] ?? '99',
+    num(n),
+    v.make,
+    '',
+    v.plate,
+    v.plateState,
+    v.vin,
+    v.decal === '' ? 'N' : 'Y',
+    v.decal,
+  ].join(',')
+}
+
+/**
+ * The MCMIS rows of a company: each inspection (same INSPECTION_ID as the SMS `Unique_ID`), plus
+ * for every other one an older inspection outside the SMS window (the MCMIS files hold about 3
+ * years against the SMS file's 2), and one unit row per inspected unit.
+ */
+export function mcmisRows(c: Company, out: Emit): void {
+  for (const x of c.inspections) {
+    const copies: [number, number][] = [[x.uniqueId, x.date]]
+    if (x.uniqueId % 2 === 1)
+      copies.push([
+        x.uniqueId + MCMIS_ONLY_ID_OFFSET,
+        AS_OF - 731 - ((x.date - SMS_WINDOW_START + 730) % 364),
+      ])
+    for (const [id, date] of copies) {
+      out.mcmisInspection?.(mcmisInspection(c, x, id, date))
+      if (out.mcmisUnits) {
+        out.mcmisUnits(mcmisUnit(id, 1, x.unit))
+        if (x.unit2) out.mcmisUnits(mcmisUnit(id, 2, x.unit2))
+      }
+    }
   }
 }

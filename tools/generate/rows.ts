@@ -7,7 +7,14 @@ import type { Company } from './model.ts'
 import type { Emit } from './rows-format.ts'
 import { censusRecord } from './rows-census.ts'
 import { legacyRows, motusRows } from './rows-licensing.ts'
-import { crashRows, inspectionRows, oosRows, resultRows, smsCensusRecord } from './rows-safety.ts'
+import {
+  crashRows,
+  inspectionRows,
+  mcmisRows,
+  oosRows,
+  resultRows,
+  smsCensusRecord,
+} from './rows-safety.ts'
 
 /** Writes every record of company `c` to the files in `out`. */
 export function emitCompany(c: Company, out: Emit): void {
@@ -34,6 +41,7 @@ export function emitCompany(c: Company, out: Emit): void {
     motusRows(c, out)
   if (out.smsCensus && c.sms) out.smsCensus(smsCensusRecord(c))
   if (out.smsInspection || out.smsViolation) inspectionRows(c, out)
+  if (out.mcmisInspection || out.mcmisUnits) mcmisRows(c, out)
   crashRows(c, out)
   resultRows(c, out)
   oosRows(c, out)

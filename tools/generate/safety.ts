@@ -2,6 +2,7 @@
  * The safety layer of a random company: vehicles, inspections, violations, crashes and
  * out-of-service orders.
  */
+import { vinCheckDigit } from '../../src/equipment/vin.ts'
 import * as V from './vocab.ts'
 import {
   ACCESS_CONTROL,
@@ -29,6 +30,12 @@ import { poisson, Rng } from './prng.ts'
 
 const US_STATES = [...new Set(V.US_PLACES.map((p) => p[1]))]
 
+/** A 17-character VIN with its 49 CFR 565 check digit written at position 9. */
+export function withCheckDigit(vin: string): string {
+  const check = vinCheckDigit(vin)
+  return check === null ? vin : `${vin.slice(0, 8)}${check}${vin.slice(9)}`
+}
+
 export function randomVehicle(rng: Rng, type: string, state: string): Vehicle {
   const makes =
     type === 'SEMI-TRAILER'
@@ -41,7 +48,7 @@ export function randomVehicle(rng: Rng, type: string, state: string): Vehicle {
     make: rng.pick(makes),
     plate: rng.chars(V.PLATE_CHARS, 7),
     plateState: state,
-    vin: rng.chars(V.VIN_CHARS, 17),
+    vin: withCheckDigit(rng.chars(V.VIN_CHARS, 17)),
     decal: rng.chance(0.3) ? rng.digits(8) : '',
   }
 }

@@ -1,0 +1,284 @@
+/**
+ * Reads of the equipment dataset: the sightings of one VIN or plate (GET /v1/equipment) and the
+ * equipment facts of one USDOT (the record's `equipment` block, the pickup check). Each is a few
+ * primary-key reads of the tables equipment.ts builds.
+ */
+import type { ActiveDataset } from '../db/datasets.ts'
+import { dayToIso } from '../dates.ts'
+import type { EquipmentAnswerJson } from './schema.ts'
+import { modelYear, normalizeCarrierName, vinStatus } from './vin.ts'
+
+export interface EquipmentWindow {
+  from: string
+  to: string
+}
+
+export interface PlateRef {
+  plate: string
+  state: string
+}
+
+/** One USDOT under which a VIN or plate was seen in the window. */
+export interface CarrierSighting {
+  dot: number
+  firstSeen: string
+  lastSeen: string
+  /** distinct inspections (one inspection is one sighting, whichever files name it) */
+  inspections: number
+  /** distinct crash reports */
+  crashes: number
+  /** for a VIN: the plates it carried under this USDOT; for a plate: the plate itself */
+  plates: PlateRef[]
+  /** for a plate: the VINs seen with it under this USDOT, latest first; for a VIN: [] */
+  vins: string[]
+  unitType: string | null
+  make: string | null
+}
+
+export interface Sightings {
+  /** the VIN asked for, or for a plate the VIN seen with it most recently (null when none) */
+  vin: string | null
+  vinValid: boolean | null
+  /** the plate asked for (null for a VIN query) */
+  plate: PlateRef | null
+  /** newest last sighting first */
+  carriers: CarrierSighting[]
+  /** seen under more than SHARED_WIDELY_ABOVE USDOT numbers: never a link on its own */
+  sharedWidely: boolean
+  window: EquipmentWindow
+}
+
+export type SightingQuery = { vin: string } | { plate: string; state: string }
+
+/** The dataset's window (equipment_meta), or null for a file without it. */
+export function equipmentWindow(ds: ActiveDataset): EquipmentWindow | null {
+  const rows = ds
+    .stmt("SELECT key, value FROM equipment_meta WHERE key IN ('window_start', 'window_end')")
+    .all() as { key: string; value: string }[]
+  const from = rows.find((r) => r.key === 'window_start')?.value
+  const to = rows.find((r) => r.key === 'window_end')?.value
+  return from && to ? { from, to } : null
+}
+
+interface CarrierRow {
+  dot: number
+  first_day: number
+  last_day: number
+  inspections: number
+  crashes: number
+  unit_type: string | null
+  make: string | null
+}
+
+const bySighting = (a: CarrierSighting, b: CarrierSighting) =>
+  b.lastSeen.localeCompare(a.lastSeen) || b.inspections - a.inspections || a.dot - b.dot
+
+const sightingOf = (r: CarrierRow, plates: PlateRef[], vins: string[]): CarrierSighting => ({
+  dot: r.dot,
+  firstSeen: dayToIso(r.first_day),
+  lastSeen: dayToIso(r.last_day),
+  inspections: r.inspections,
+  crashes: r.crashes,
+  plates,
+  vins,
+  unitType: r.unit_type,
+  make: r.make,
+})
+
+/**
+ * Every USDOT a normalised VIN or plate was seen under in the window, newest first, or null when
+ * it was never seen. Placeholder VINs are never stored, so they are never found.
+ */
+export function sightingsOf(ds: ActiveDataset, q: SightingQuery): Sightings | null {
+  const window = equipmentWindow(ds)
+  if (!window) return null
+  if ('vin' in q) {
+    const head = ds.stmt('SELECT shared_widely FROM vins WHERE vin = ?').get(q.vin) as
+      { shared_widely: number } | undefined
+    if (!head) return null
+    const rows = ds
+      .stmt(
+        `SELECT dot, first_day, last_day, inspections, crashes, unit_type, make
+         FROM vin_carriers WHERE vin = ?`,
+      )
+      .all(q.vin) as CarrierRow[]
+    const plates = ds
+      .stmt('SELECT dot, state, plate FROM vin_plates WHERE vin = ?')
+      .all(q.vin) as (PlateRef & { dot: number })[]
+    return {
+      vin: q.vin,
+      vinValid: vinStatus(q.vin) === 'valid',
+      plate: null,
+      carriers: rows
+        .map((r) =>
+          sightingOf(
+            r,
+            plates.filter((p) => p.dot === r.dot).map(({ plate, state }) => ({ plate, state })),
+            [],
+          ),
+        )
+        .sort(bySighting),
+      sharedWidely: head.shared_widely === 1,
+      window,
+    }
+  }
+  const head = ds
+    .stmt('SELECT shared_widely FROM plates WHERE state = ? AND plate = ?')
+    .get(q.state, q.plate) as { shared_widely: number } | undefined
+  if (!head) return null
+  const rows = ds
+    .stmt(
+      `SELECT dot, first_day, last_day, inspections, crashes, unit_type, make
+       FROM plate_carriers WHERE state = ? AND plate = ?`,
+    )
+    .all(q.state, q.plate) as CarrierRow[]
+  const vins = ds
+    .stmt(
+      'SELECT dot, vin, last_day FROM plate_vins WHERE state = ? AND plate = ? ORDER BY last_day DESC, vin',
+    )
+    .all(q.state, q.plate) as { dot: number; vin: string; last_day: number }[]
+  const plate = { plate: q.plate, state: q.state }
+  const latestVin = vins[0]?.vin ?? null
+  return {
+    vin: latestVin,
+    vinValid: latestVin === null ? null : vinStatus(latestVin) === 'valid',
+    plate,
+    carriers: rows
+      .map((r) =>
+        sightingOf(
+          r,
+          [plate],
+          vins.filter((v) => v.dot === r.dot).map((v) => v.vin),
+        ),
+      )
+      .sort(bySighting),
+    sharedWidely: head.shared_widely === 1,
+    window,
+  }
+}
+
+/** A name officers wrote for the carrier at the roadside. */
+export interface RoadsideName {
+  name: string
+  inspections: number
+  last_seen: string
+}
+
+/** The equipment facts of one USDOT (the record's `equipment` block, without census figures). */
+export interface CarrierEquipment {
+  /** distinct valid VINs of power units seen under it in the window */
+  power_units_seen: number
+  /** distinct valid VINs of trailers seen under it in the window */
+  trailers_seen: number
+  last_inspection_date: string | null
+  /** report states, most inspections first */
+  inspection_states: string[]
+  /** of its valid, not widely shared VINs, how many were also seen under another USDOT */
+  vins_seen_under_other_carriers: number
+  roadside: {
+    /** inspections whose carrier name the officer recorded (Vehicle Inspection File) */
+    inspections: number
+    names_seen: RoadsideName[]
+    /**
+     * inspections whose officer-written name matches neither the census legal nor DBA name after
+     * normalisation; null when no census name was given. A review fact, never proof of fraud.
+     */
+    name_mismatches: number | null
+    last_seen_on_road: string | null
+  }
+  window: EquipmentWindow
+}
+
+interface CarrierEquipmentRow {
+  inspections: number
+  last_day: number | null
+  power_units: number
+  trailers: number
+  vins_shared: number
+  roadside_inspections: number
+  last_roadside_day: number | null
+}
+
+/**
+ * The equipment facts of USDOT `dot` in the dataset's window (zeros when it was never inspected),
+ * or null when the dataset has no window. `names`: the census legal and DBA names, to count the
+ * roadside name mismatches.
+ */
+export function equipmentForCarrier(
+  ds: ActiveDataset,
+  dot: number,
+  names: { legalName: string | null; dbaName: string | null } = { legalName: null, dbaName: null },
+): CarrierEquipment | null {
+  const window = equipmentWindow(ds)
+  if (!window) return null
+  const row = ds.stmt('SELECT * FROM carrier_equipment WHERE dot = ?').get(dot) as
+    CarrierEquipmentRow | undefined
+  const states = ds
+    .stmt('SELECT state FROM carrier_states WHERE dot = ? ORDER BY inspections DESC, state')
+    .all(dot) as { state: string }[]
+  const seen = ds
+    .stmt(
+      `SELECT name, inspections, last_day FROM carrier_names WHERE dot = ?
+       ORDER BY inspections DESC, last_day DESC, name`,
+    )
+    .all(dot) as { name: string; inspections: number; last_day: number }[]
+  const census = [names.legalName, names.dbaName]
+    .filter((n): n is string => n !== null && n.trim() !== '')
+    .map(normalizeCarrierName)
+  const mismatches =
+    census.length === 0
+      ? null
+      : seen
+          .filter((n) => !census.includes(normalizeCarrierName(n.name)))
+          .reduce((sum, n) => sum + n.inspections, 0)
+  return {
+    power_units_seen: row?.power_units ?? 0,
+    trailers_seen: row?.trailers ?? 0,
+    last_inspection_date: row?.last_day != null ? dayToIso(row.last_day) : null,
+    inspection_states: states.map((s) => s.state),
+    vins_seen_under_other_carriers: row?.vins_shared ?? 0,
+    roadside: {
+      inspections: row?.roadside_inspections ?? 0,
+      names_seen: seen.map((n) => ({
+        name: n.name,
+        inspections: n.inspections,
+        last_seen: dayToIso(n.last_day),
+      })),
+      name_mismatches: mismatches,
+      last_seen_on_road: row?.last_roadside_day != null ? dayToIso(row.last_roadside_day) : null,
+    },
+    window,
+  }
+}
+
+/**
+ * The answer of GET /v1/equipment (before its meta block): `legalName` names a USDOT (the
+ * census's), `year` is the current year (the model year is never more than one year ahead).
+ */
+export function toEquipmentJson(
+  s: Sightings,
+  legalName: (dot: number) => string | null,
+  year: number,
+  plateQuery: boolean,
+): EquipmentAnswerJson {
+  return {
+    vin: s.vin,
+    vin_valid: s.vinValid,
+    model_year: s.vin === null ? null : modelYear(s.vin, year),
+    plate: s.plate,
+    carriers: s.carriers.map((c) => ({
+      dot_number: String(c.dot),
+      legal_name: legalName(c.dot),
+      first_seen: c.firstSeen,
+      last_seen: c.lastSeen,
+      inspections: c.inspections,
+      crashes: c.crashes,
+      plates: c.plates,
+      ...(plateQuery ? { vins: c.vins } : {}),
+      unit_type: c.unitType,
+      make: c.make,
+    })),
+    shared_widely: s.sharedWidely,
+    window: s.window,
+  }
+}

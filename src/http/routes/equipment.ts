@@ -1,0 +1,174 @@
+/**
+ * GET /v1/equipment/{vin} and GET /v1/equipment?plate=&state= — the USDOT numbers a VIN or a
+ * plate was seen under at the roadside and in crashes (equipment/read.ts, docs/equipment.md).
+ */
+import { Hono, type Context } from 'hono'
+import { z } from 'zod'
+import { toMetaJson } from '../../carriers/json.ts'
+import { chargeCall, notFoundWithUsage } from '../../carriers/lookup.ts'
+import { MetaJson } from '../../carriers/schema.ts'
+import { findCensusRow } from '../../census/census.ts'
+import { DATASET_NAMES } from '../../db/names.ts'
+import type { Deps } from '../../deps.ts'
+import { toEquipmentJson, sightingsOf, type SightingQuery } from '../../equipment/read.ts'
+import { EquipmentAnswerJson } from '../../equipment/schema.ts'
+import {
+  isPlaceholderVin,
+  normalizePlate,
+  normalizeState,
+  normalizeVin,
+} from '../../equipment/vin.ts'
+import { AppError } from '../../errors.ts'
+import { rateLimitHeaders } from '../../keys/usage.ts'
+import type { AppEnv } from '../env.ts'
+import type { ParamDoc, RouteDoc } from '../openapi.ts'
+import { parseOr } from '../validate.ts'
+import { honoPath, type Endpoint } from './endpoint.ts'
+
+/** A VIN as typed: letters and digits, spaces, dashes or dots between them, 1–17 once normalised. */
+export const VinParam = z
+  .string()
+  .max(40, 'vin must be at most 17 characters')
+  .regex(/^[A-Za-z0-9 .-]+$/, 'vin may hold only letters, digits, spaces and dashes')
+  .transform(normalizeVin)
+  .pipe(z.string().min(1, 'vin is required').max(17, 'vin must be at most 17 characters'))
+
+const VIN_PARAM: ParamDoc = {
+  name: 'vin',
+  in: 'path',
+  required: true,
+  description:
+    'A VIN, case-insensitive; spaces and dashes are ignored. Any VIN up to 17 characters is looked up; `vin_valid` says whether it is a conforming one.',
+  schema: VinParam,
+  example: '1HGCM82633A004352',
+}
+
+export const PlateQuery = z.strictObject({
+  plate: z
+    .string({ error: 'plate is required' })
+    .max(20, 'plate must be at most 10 letters and digits')
+    .transform((p, ctx) => {
+      const n = normalizePlate(p)
+      if (n === null) {
+        ctx.addIssue({ code: 'custom', message: 'plate must be 2 to 10 letters and digits' })
+        return z.NEVER
+      }
+      return n
+    })
+    .meta({
+      description: 'licence plate; case, spaces and dashes are ignored',
+      example: 'ABC1234',
+    }),
+  state: z
+    .string({ error: 'state is required' })
+    .transform((s, ctx) => {
+      const n = normalizeState(s)
+      if (n === null) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'state must be a 2-letter US state, Canadian province or Mexican state code',
+        })
+        return z.NEVER
+      }
+      return n
+    })
+    .meta({ description: 'plate jurisdiction, 2 letters (TX, ON, NL)', example: 'TX' }),
+})
+
+const EquipmentResponse = EquipmentAnswerJson.extend({ meta: MetaJson })
+
+const ERRORS = [
+  'invalid_request',
+  'unauthorized',
+  'payment_required',
+  'not_found',
+  'quota_exceeded',
+  'dataset_unavailable',
+  'storage_unavailable',
+] as const
+
+const DESCRIPTION =
+  'Every USDOT number the unit was seen under in the last 24 months, from roadside inspections (SMS inspection file, MCMIS Vehicle Inspection File and Inspections Per Unit) and crash reports, newest `last_seen` first. One inspection counts once, whichever files name it. A VIN or plate seen under more than 5 USDOT numbers is `shared_widely` (lessors, rental fleets): shown, never a link on its own. Placeholder VINs (`UNKNOWN`, `NONE`, one repeated character, fewer than 11 characters) are never stored and answer 404. Seeing a unit under another carrier is a review fact (leasing is legitimate), not proof of fraud.'
+
+const vinDoc: RouteDoc = {
+  method: 'get',
+  path: '/v1/equipment/{vin}',
+  operationId: 'getEquipmentByVin',
+  summary: 'Carriers a VIN was seen under',
+  description: DESCRIPTION,
+  tags: ['equipment'],
+  auth: true,
+  billing: 'one call when the VIN was seen; a 404 is not billed.',
+  params: [VIN_PARAM],
+  responses: {
+    200: {
+      description: 'The VIN and its carriers',
+      schema: EquipmentResponse,
+      name: 'EquipmentResponse',
+      rateLimited: true,
+    },
+  },
+  errors: ERRORS,
+}
+
+const plateDoc: RouteDoc = {
+  method: 'get',
+  path: '/v1/equipment',
+  operationId: 'getEquipmentByPlate',
+  summary: 'Carriers a licence plate was seen under',
+  description: `${DESCRIPTION} For a plate, \`vin\` is the VIN seen with it most recently and each carrier lists the VINs seen with the plate.`,
+  tags: ['equipment'],
+  auth: true,
+  billing: 'one call when the plate was seen; a 404 is not billed.',
+  query: PlateQuery,
+  responses: {
+    200: {
+      description: 'The plate and its carriers',
+      schema: EquipmentResponse,
+      name: 'EquipmentResponse',
+      rateLimited: true,
+    },
+  },
+  errors: ERRORS,
+}
+
+/** Looks the unit up in the caller's view; billed one call when it was seen, else 404. */
+function answer(c: Context<AppEnv>, deps: Deps, q: SightingQuery, what: string): Response {
+  const caller = c.get('caller')
+  const view = deps.datasets.view(caller.mode)
+  const ds = view.get('equipment')
+  if (!ds) throw new AppError('dataset_unavailable')
+  if ('vin' in q && isPlaceholderVin(q.vin))
+    throw notFoundWithUsage(
+      deps,
+      caller,
+      `${what} is a placeholder, not a vehicle identifier: placeholders are never stored or linked`,
+    )
+  const found = sightingsOf(ds, q)
+  if (!found) throw notFoundWithUsage(deps, caller, `${what} was not seen in the last 24 months`)
+  const at = deps.clock()
+  const usage = chargeCall(deps, caller, at)
+  const census = view.get('census')
+  const legalName = (dot: number) =>
+    census ? (findCensusRow(census, dot)?.legal_name ?? null) : null
+  const dataAsOf = Object.fromEntries(DATASET_NAMES.map((n) => [n, view.get(n)?.asOf ?? null]))
+  const body = {
+    ...toEquipmentJson(found, legalName, at.getUTCFullYear(), !('vin' in q)),
+    meta: toMetaJson({ dataAsOf }, { usage, requestId: c.get('requestId'), source: view.source }),
+  }
+  return c.json(body, 200, rateLimitHeaders(usage, at))
+}
+
+export const equipmentEndpoint: Endpoint = {
+  docs: [vinDoc, plateDoc],
+  routes: (deps) =>
+    new Hono<AppEnv>()
+      .get(honoPath(vinDoc), (c) => {
+        const vin = parseOr(VinParam, c.req.param('vin'), 'invalid_request')
+        return answer(c, deps, { vin }, `VIN ${vin}`)
+      })
+      .get(honoPath(plateDoc), (c) => {
+        const q = parseOr(PlateQuery, c.req.query(), 'invalid_request')
+        return answer(c, deps, q, `Plate ${q.plate} (${q.state})`)
+      }),
+}
