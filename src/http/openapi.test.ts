@@ -91,7 +91,7 @@ describe('GET /openapi.json', () => {
     expect(new Set(ids).size).toBe(ids.length)
     for (const { path, op } of operations()) {
       for (const [status, res] of Object.entries(op.responses as Record<string, Json>)) {
-        if (Number(status) < 400 || path === '/readyz') continue
+        if (status === 'default' || Number(status) < 400 || path === '/readyz') continue
         expect(res, `${path} ${status}`).toMatchObject({
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
         })
@@ -99,6 +99,57 @@ describe('GET /openapi.json', () => {
         expect(codes.some(([c]) => String(res.description).includes(`\`${c}\``))).toBe(true)
       }
     }
+  })
+
+  test('every operation documents a default error response with the Error body (500 and the rest)', () => {
+    for (const { path, method, op } of operations()) {
+      const fallback = (op.responses as Record<string, Json>).default
+      expect(fallback, `${method} ${path} default`).toMatchObject({
+        description: expect.stringContaining('`internal` (500'),
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      })
+    }
+  })
+
+  test('what generated clients stumbled on: bodies, media types, one USDOT schema, integers, exactly one of dot or mc', () => {
+    const op = (path: string, method = 'get') => paths()[path]?.[method] as Json
+    const ok = (path: string) => (op(path).responses as Record<string, Json>)['200'] as Json
+    // /openapi.json is a JSON object, not a string
+    expect(ok('/openapi.json').content).toEqual({
+      'application/json': { schema: expect.objectContaining({ type: 'object' }) },
+    })
+    // /docs/{file} lists the media types it answers with
+    expect(Object.keys(ok('/docs/{file}').content as Json).sort()).toEqual([
+      'image/png',
+      'text/css',
+      'text/javascript',
+    ])
+    // the USDOT path parameter is one schema with one pattern (no allOf)
+    for (const path of ['/v1/carrier/{dot}', '/v1/bond/{dot}']) {
+      const dot = (op(path).parameters as Json[]).find((p) => p.name === 'dot')
+      expect(dot?.schema, path).toEqual({ type: 'string', pattern: '^(?!0+$)[0-9]{1,8}$' })
+      const pattern = new RegExp(String((dot?.schema as Json).pattern))
+      for (const good of ['1', '344554', '12345678', '0001']) expect(pattern.test(good)).toBe(true)
+      for (const bad of ['0', '000', '123456789', 'x1', '']) expect(pattern.test(bad)).toBe(false)
+    }
+    // search limit is an integer
+    const limit = (op('/v1/search').parameters as Json[]).find((p) => p.name === 'limit')
+    expect(limit?.schema).toEqual({ type: 'integer', minimum: 1, maximum: expect.any(Number) })
+    // checks: exactly one of dot or mc, in the schema
+    const schemas = (doc.components as { schemas: Record<string, Json> }).schemas
+    const request = schemas.CheckRequest as { oneOf: Json[] }
+    expect(request.oneOf.map((s) => s.required)).toEqual([['dot'], ['mc']])
+    for (const s of request.oneOf) expect(s.additionalProperties).toBe(false)
+    // a quota refusal carries the RateLimit headers, like the answers it replaces
+    const refused = (op('/v1/carrier/{dot}').responses as Record<string, Json>)['429'] as Json
+    expect(Object.keys(refused.headers as Json)).toEqual(
+      expect.arrayContaining([
+        'Retry-After',
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+      ]),
+    )
   })
 
   test('the API routes document 401 and 402; billed ones 429, 503 and their RateLimit headers', () => {
