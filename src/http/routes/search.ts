@@ -56,12 +56,7 @@ export const SearchQuery = z.strictObject({
       )
       .optional()
       .meta({ description: LIMIT_TEXT }),
-    z
-      .int()
-      .min(1)
-      .max(MAX_LIMIT)
-      .optional()
-      .meta({ description: LIMIT_TEXT }),
+    z.int().min(1).max(MAX_LIMIT).optional().meta({ description: LIMIT_TEXT }),
   ),
   cursor: z
     .string()
