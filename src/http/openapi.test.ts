@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { ROUTE_DOCS } from '../app.ts'
 import { errorCodes } from '../errors.ts'
+import { DotParam } from '../carriers/docket.ts'
+import { CheckRequest } from '../checks/schema.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
+import { checkJsonSchema } from '../testing/json-schema-check.ts'
+import { SearchQuery } from './routes/search.ts'
 import { DOCS_ASSETS } from './routes/docs.ts'
 import { buildOpenApi, toOpenApiPath, type RouteDoc } from './openapi.ts'
 
@@ -150,6 +154,49 @@ describe('GET /openapi.json', () => {
         'RateLimit-Reset',
       ]),
     )
+  })
+
+  test('a published schema accepts nothing its validating schema refuses', () => {
+    const schemas = (doc.components as { schemas: Record<string, Json> }).schemas
+    const param = (path: string, name: string) =>
+      ((paths()[path]?.get?.parameters as Json[]).find((p) => p.name === name)?.schema ??
+        {}) as Json
+    const cases: [Json, z.ZodType, unknown[]][] = [
+      [
+        param('/v1/carrier/{dot}', 'dot'),
+        DotParam,
+        ['1', '0', '00', '007', '12345678', '123456789', '-1', '1.5', '1e3', ' 1', '١٢', 'x'],
+      ],
+      [
+        param('/v1/search', 'limit'),
+        SearchQuery.shape.limit,
+        [0, 1, 7, 50, 51, 1.5, -1, 999, 1000],
+      ],
+      [
+        schemas.CheckRequest ?? {},
+        CheckRequest,
+        [
+          { dot: '344554' },
+          { dot: 344554, reference: 'L-1', watch: true },
+          { mc: 'MC-1', contact: { phone: '+1 712 439 2831' } },
+          { dot: '1', mc: 'MC-1' },
+          {},
+          { reference: 'L-1' },
+          { dot: '1', extra: 1 },
+          { mc: 'MC-1', contact: { fax: '1' } },
+        ],
+      ],
+    ]
+    let accepted = 0
+    for (const [published, validating, values] of cases)
+      for (const value of values) {
+        // query values arrive as text
+        const input = validating === SearchQuery.shape.limit ? String(value) : value
+        if (checkJsonSchema(published, value, doc).length > 0) continue
+        accepted++
+        expect(validating.safeParse(input).success, JSON.stringify(value)).toBe(true)
+      }
+    expect(accepted).toBeGreaterThanOrEqual(8)
   })
 
   test('the API routes document 401 and 402; billed ones 429, 503 and their RateLimit headers', () => {

@@ -82,7 +82,8 @@ const SCHEMA_URI = (id: string) => `#/components/schemas/${id}`
  * Schemas published in place of the validating ones, where the validating schema cannot say what
  * it accepts in a form client generators understand: a path parameter checked by two patterns (one
  * message each), a query number that arrives as text, "exactly one of two fields" written as a
- * refinement. The published schema must accept what the validating one accepts, nothing more.
+ * refinement. The published schema accepts nothing the validating one refuses (it may leave out
+ * lenient forms, such as spaces around a USDOT number).
  */
 const PUBLISHED = new WeakMap<z.ZodType, z.ZodType>()
 
