@@ -12,6 +12,8 @@ export default tseslint.config(
       'migrations/',
       'coverage/',
       'dist/',
+      // type-checked with tsc --strict against its generated types by src/http/generated-client.test.ts
+      'examples/',
       '**/*.js',
       '**/*.mjs',
       '!eslint.config.js',

@@ -55,7 +55,8 @@ export const ROUTE_DOCS: readonly RouteDoc[] = [...OPEN_ENDPOINTS, ...API_ENDPOI
 
 /** Builds the HTTP app over injected deps; tests call app.request() on it. */
 export function createApp(deps: Deps) {
-  const app = new Hono<AppEnv>()
+  // `/v1/carrier/344554/` is `/v1/carrier/344554`: a trailing slash names the same route
+  const app = new Hono<AppEnv>({ strict: false })
   app.use(requestContext(deps.log, deps.metrics))
   app.use(closeOnUnreadBody)
   // same-origin referrers: the console's forms need the browser to send their Origin (no-referrer sends "null")

@@ -5,7 +5,7 @@ import { serve, type ServerType } from '@hono/node-server'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { BODY_LIMIT } from '../app.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
-import { DRAIN_LIMIT } from './connection.ts'
+import { DRAIN_LIMIT, LINGER } from './connection.ts'
 
 let ctx: TestContext
 let server: ServerType
@@ -30,8 +30,12 @@ async function open() {
   const sock: Socket = connect(port, '127.0.0.1')
   let got = ''
   let closed = false
+  let reset = false
   sock.on('data', (d: Buffer) => (got += d.toString('latin1')))
-  sock.on('error', () => undefined) // a write after the server closed: the test looks at `closed`
+  // a write after the server closed: the test looks at `closed`, and at resets where they matter
+  sock.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'ECONNRESET' || err.code === 'EPIPE') reset = true
+  })
   sock.on('close', () => (closed = true))
   await new Promise((r) => sock.once('connect', r))
   const responses = () => got.split('HTTP/1.1 ').slice(1)
@@ -46,6 +50,8 @@ async function open() {
     waitForResponses: (n: number) => waitFor(() => responses().length >= n),
     waitForClose: () => waitFor(() => closed),
     isClosed: () => closed,
+    resetSeen: () => reset,
+    waitFor,
     destroy: () => sock.destroy(),
   }
 }
@@ -108,4 +114,101 @@ describe('connections stay usable after an early answer', () => {
     expect(c.isClosed()).toBe(false)
     c.destroy()
   })
+})
+
+/**
+ * An upload written to its end whatever the server answers (as fast as the server reads; the
+ * answer read as it comes; the server's end of stream does not stop the writing): what came back,
+ * whether the connection failed (reset, broken pipe), how much of the body was written.
+ */
+async function upload(opts: { chunked: boolean; size: number; key?: string; path?: string }) {
+  const sock: Socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true })
+  let got = ''
+  let error: string | null = null
+  sock.on('data', (d: Buffer) => (got += d.toString('latin1')))
+  const closed = new Promise<void>((resolve) => sock.on('close', () => resolve()))
+  sock.on('error', (err: NodeJS.ErrnoException) => (error = err.code ?? err.message))
+  await new Promise((r) => sock.once('connect', r))
+  const auth = opts.key ? `Authorization: Bearer ${opts.key}\r\n` : ''
+  const length = opts.chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${opts.size}`
+  sock.write(
+    `POST ${opts.path ?? '/v1/verify'} HTTP/1.1\r\nHost: t\r\n${auth}Content-Type: application/json\r\n${length}\r\n\r\n`,
+  )
+  const piece = 'x'.repeat(64 * 1024)
+  let written = 0
+  while (written < opts.size && !sock.destroyed && !sock.writableEnded && error === null) {
+    const data = opts.chunked ? `${piece.length.toString(16)}\r\n${piece}\r\n` : piece
+    written += piece.length
+    if (!sock.write(data))
+      await new Promise<void>((r) => {
+        sock.once('drain', r)
+        sock.once('close', r)
+      })
+  }
+  if (opts.chunked && !sock.destroyed && error === null) sock.write('0\r\n\r\n')
+  if (!sock.destroyed && error === null) sock.end()
+  await Promise.race([closed, new Promise((r) => setTimeout(r, 20_000))])
+  sock.destroy()
+  return { response: got, error, written }
+}
+
+describe('an upload over the size limit gets an answer the client can read (graceful close)', () => {
+  const MB50 = 50 * 1024 * 1024
+  test.each([
+    ['chunked, with a key', true, true, 413],
+    ['Content-Length, with a key', false, true, 413],
+    ['Content-Length, without a key', false, false, 413],
+    ['chunked, without a key', true, false, 413],
+  ] as const)(
+    '50 MB, %s: the whole answer, then a clean close, no reset',
+    async (_, chunked, withKey, status) => {
+      const r = await upload({ chunked, size: MB50, ...(withKey ? { key } : {}) })
+      expect(r.error).toBeNull()
+      expect(r.response).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `))
+      expect(r.response).toMatch(/\r\nconnection: close\r\n/i)
+      const body = r.response.slice(r.response.indexOf('\r\n\r\n') + 4)
+      expect(JSON.parse(body)).toMatchObject({ status })
+    },
+    60_000,
+  )
+
+  test('a body over the lingering bound is cut after the answer was sent', async () => {
+    const r = await upload({ chunked: true, size: LINGER.bytes + 16 * 1024 * 1024, key })
+    expect(r.response).toMatch(/^HTTP\/1\.1 413 [\s\S]*"code":"payload_too_large"/)
+    // read and discarded up to the bound, then cut
+    expect(r.written).toBeGreaterThan(LINGER.bytes)
+    expect(r.written).toBeLessThan(LINGER.bytes + 16 * 1024 * 1024)
+    expect(r.error).not.toBeNull()
+  }, 60_000)
+})
+
+describe('keep-alive after an early answer never resets a following request', () => {
+  test('200 sockets: an early 413, 415 or 401 with the next request written right behind it', async () => {
+    const big = 'x'.repeat(BODY_LIMIT + 1)
+    const small = '{"dot_numbers":[1]}'
+    const early = [
+      `POST /v1/verify HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${big.length}\r\n\r\n${big}`,
+      `POST /v1/verify HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`,
+      `POST /v1/verify HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer ${key}\r\nContent-Type: text/plain\r\nContent-Length: ${small.length}\r\n\r\n${small}`,
+      `POST /v1/verify HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: ${small.length}\r\n\r\n${small}`,
+    ]
+    let resets = 0
+    let followed = 0
+    for (let i = 0; i < 200; i++) {
+      const c = await open()
+      c.write((early[i % early.length] ?? '') + HEALTH)
+      // the following request is answered, or the connection ends cleanly after the first answer
+      await c.waitFor(() => c.responses().length >= 2 || c.isClosed(), 10_000)
+      expect(c.responses()[0], `socket ${i}`).toMatch(/^(413|415|401) /)
+      if (c.responses().length >= 2) {
+        expect(c.responses()[1]).toMatch(/^200 /)
+        followed++
+      } else if (!c.isClosed()) throw new Error(`socket ${i}: neither answered nor closed`)
+      if (c.resetSeen()) resets++
+      c.destroy()
+    }
+    expect(resets).toBe(0)
+    // a small announced body is read and discarded: its connection stays usable
+    expect(followed).toBeGreaterThanOrEqual(100)
+  }, 120_000)
 })

@@ -75,6 +75,21 @@ describe('error contract', () => {
     await expectError(await ctx.get('/v1/carriers/344554', key), 404, 'not_found')
   })
 
+  test('a trailing slash is the same route, never a 405', async () => {
+    for (const path of ['/v1/carrier/344554/', '/api/v1/carrier/344554/']) {
+      const res = await ctx.get(path, key)
+      expect(res.status, path).toBe(200)
+      expect(((await res.json()) as { dot_number: string }).dot_number).toBe('344554')
+    }
+    expect((await ctx.get('/healthz/')).status).toBe(200)
+    expect((await ctx.get('/v1/search/?q=ac', key)).status).not.toBe(405)
+    const res = await ctx.app.request('/v1/carrier/344554/', {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${key}` },
+    })
+    await expectError(res, 405, 'method_not_allowed')
+  })
+
   test('wrong method → 405 with Allow', async () => {
     const res = await ctx.app.request('/v1/carrier/344554', {
       method: 'DELETE',

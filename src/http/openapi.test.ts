@@ -2,7 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { z } from 'zod'
 import { ROUTE_DOCS } from '../app.ts'
 import { errorCodes } from '../errors.ts'
+import { DotParam } from '../carriers/docket.ts'
+import { CheckRequest } from '../checks/schema.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
+import { checkJsonSchema } from '../testing/json-schema-check.ts'
+import { SearchQuery } from './routes/search.ts'
 import { DOCS_ASSETS } from './routes/docs.ts'
 import { buildOpenApi, toOpenApiPath, type RouteDoc } from './openapi.ts'
 
@@ -91,7 +95,7 @@ describe('GET /openapi.json', () => {
     expect(new Set(ids).size).toBe(ids.length)
     for (const { path, op } of operations()) {
       for (const [status, res] of Object.entries(op.responses as Record<string, Json>)) {
-        if (Number(status) < 400 || path === '/readyz') continue
+        if (status === 'default' || Number(status) < 400 || path === '/readyz') continue
         expect(res, `${path} ${status}`).toMatchObject({
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
         })
@@ -99,6 +103,100 @@ describe('GET /openapi.json', () => {
         expect(codes.some(([c]) => String(res.description).includes(`\`${c}\``))).toBe(true)
       }
     }
+  })
+
+  test('every operation documents a default error response with the Error body (500 and the rest)', () => {
+    for (const { path, method, op } of operations()) {
+      const fallback = (op.responses as Record<string, Json>).default
+      expect(fallback, `${method} ${path} default`).toMatchObject({
+        description: expect.stringContaining('`internal` (500'),
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      })
+    }
+  })
+
+  test('what generated clients stumbled on: bodies, media types, one USDOT schema, integers, exactly one of dot or mc', () => {
+    const op = (path: string, method = 'get') => paths()[path]?.[method] as Json
+    const ok = (path: string) => (op(path).responses as Record<string, Json>)['200'] as Json
+    // /openapi.json is a JSON object, not a string
+    expect(ok('/openapi.json').content).toEqual({
+      'application/json': { schema: expect.objectContaining({ type: 'object' }) },
+    })
+    // /docs/{file} lists the media types it answers with
+    expect(Object.keys(ok('/docs/{file}').content as Json).sort()).toEqual([
+      'image/png',
+      'text/css',
+      'text/javascript',
+    ])
+    // the USDOT path parameter is one schema with one pattern (no allOf)
+    for (const path of ['/v1/carrier/{dot}', '/v1/bond/{dot}']) {
+      const dot = (op(path).parameters as Json[]).find((p) => p.name === 'dot')
+      expect(dot?.schema, path).toEqual({ type: 'string', pattern: '^(?!0+$)[0-9]{1,8}$' })
+      const pattern = new RegExp(String((dot?.schema as Json).pattern))
+      for (const good of ['1', '344554', '12345678', '0001']) expect(pattern.test(good)).toBe(true)
+      for (const bad of ['0', '000', '123456789', 'x1', '']) expect(pattern.test(bad)).toBe(false)
+    }
+    // search limit is an integer
+    const limit = (op('/v1/search').parameters as Json[]).find((p) => p.name === 'limit')
+    expect(limit?.schema).toEqual({ type: 'integer', minimum: 1, maximum: expect.any(Number) })
+    // checks: exactly one of dot or mc, in the schema
+    const schemas = (doc.components as { schemas: Record<string, Json> }).schemas
+    const request = schemas.CheckRequest as { oneOf: Json[] }
+    expect(request.oneOf.map((s) => s.required)).toEqual([['dot'], ['mc']])
+    for (const s of request.oneOf) expect(s.additionalProperties).toBe(false)
+    // a quota refusal carries the RateLimit headers, like the answers it replaces
+    const refused = (op('/v1/carrier/{dot}').responses as Record<string, Json>)['429'] as Json
+    expect(Object.keys(refused.headers as Json)).toEqual(
+      expect.arrayContaining([
+        'Retry-After',
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+      ]),
+    )
+  })
+
+  test('a published schema accepts nothing its validating schema refuses', () => {
+    const schemas = (doc.components as { schemas: Record<string, Json> }).schemas
+    const param = (path: string, name: string) =>
+      ((paths()[path]?.get?.parameters as Json[]).find((p) => p.name === name)?.schema ??
+        {}) as Json
+    const cases: [Json, z.ZodType, unknown[]][] = [
+      [
+        param('/v1/carrier/{dot}', 'dot'),
+        DotParam,
+        ['1', '0', '00', '007', '12345678', '123456789', '-1', '1.5', '1e3', ' 1', '١٢', 'x'],
+      ],
+      [
+        param('/v1/search', 'limit'),
+        SearchQuery.shape.limit,
+        [0, 1, 7, 50, 51, 1.5, -1, 999, 1000],
+      ],
+      [
+        schemas.CheckRequest ?? {},
+        CheckRequest,
+        [
+          { dot: '344554' },
+          { dot: 344554, reference: 'L-1', watch: true },
+          { mc: 'MC-1', contact: { phone: '+1 712 439 2831' } },
+          { dot: '1', mc: 'MC-1' },
+          {},
+          { reference: 'L-1' },
+          { dot: '1', extra: 1 },
+          { mc: 'MC-1', contact: { fax: '1' } },
+        ],
+      ],
+    ]
+    let accepted = 0
+    for (const [published, validating, values] of cases)
+      for (const value of values) {
+        // query values arrive as text
+        const input = validating === SearchQuery.shape.limit ? String(value) : value
+        if (checkJsonSchema(published, value, doc).length > 0) continue
+        accepted++
+        expect(validating.safeParse(input).success, JSON.stringify(value)).toBe(true)
+      }
+    expect(accepted).toBeGreaterThanOrEqual(8)
   })
 
   test('the API routes document 401 and 402; billed ones 429, 503 and their RateLimit headers', () => {

@@ -6,6 +6,8 @@
 import { z } from 'zod'
 import { errorCodes, type ErrorCode } from '../errors.ts'
 
+type Json = Record<string, unknown>
+
 /** One documented parameter (path or query) with its validating schema. */
 export interface ParamDoc {
   name: string
@@ -21,9 +23,11 @@ export interface ResponseDoc {
   /** JSON body schema; give `name` to publish it under components.schemas */
   schema?: z.ZodType
   name?: string
-  /** non-JSON bodies (text/html, text/plain, …) */
+  /** a non-JSON text body (text/html, text/plain, …), published as a string */
   contentType?: string
-  /** RateLimit-* headers (authenticated, metered routes) */
+  /** bodies that are not a zod schema: media type → JSON Schema (`/openapi.json`, assets) */
+  content?: Readonly<Record<string, Json>>
+  /** RateLimit-* headers (authenticated, metered routes; also on their 429) */
   rateLimited?: boolean
 }
 
@@ -72,9 +76,24 @@ export interface OpenApiOptions {
   version: string
 }
 
-type Json = Record<string, unknown>
-
 const SCHEMA_URI = (id: string) => `#/components/schemas/${id}`
+
+/**
+ * Schemas published in place of the validating ones, where the validating schema cannot say what
+ * it accepts in a form client generators understand: a path parameter checked by two patterns (one
+ * message each), a query number that arrives as text, "exactly one of two fields" written as a
+ * refinement. The published schema accepts nothing the validating one refuses (it may leave out
+ * lenient forms, such as spaces around a USDOT number).
+ */
+const PUBLISHED = new WeakMap<z.ZodType, z.ZodType>()
+
+/** Publishes `as` in the document wherever `schema` is used (parameter, query key or body). */
+export function publishAs<T extends z.ZodType>(schema: T, as: z.ZodType): T {
+  PUBLISHED.set(schema, as)
+  return schema
+}
+
+const published = (s: z.ZodType): z.ZodType => PUBLISHED.get(s) ?? s
 
 /** z.toJSONSchema output without the document-level keys an embedded schema must not carry. */
 function embed(schema: Json): Json {
@@ -82,8 +101,8 @@ function embed(schema: Json): Json {
   return rest
 }
 
-const inputSchema = (s: z.ZodType): Json =>
-  embed(z.toJSONSchema(s, { io: 'input', unrepresentable: 'any', reused: 'inline' }))
+const inlineSchema = (s: z.ZodType, io: 'input' | 'output'): Json =>
+  embed(z.toJSONSchema(published(s), { io, unrepresentable: 'any', reused: 'inline' }))
 
 const STATUS_TEXT: Record<number, string> = {
   200: 'OK',
@@ -102,8 +121,14 @@ const STATUS_TEXT: Record<number, string> = {
   503: 'Service unavailable',
 }
 
-/** Builds the document. Throws when two different schemas claim one component name. */
-export function buildOpenApi(routes: readonly RouteDoc[], opts: OpenApiOptions): Json {
+const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'] as const
+const headerRef = (name: string): Json => ({ $ref: `#/components/headers/${name}` })
+
+/**
+ * Step 1: every named schema (the Error body, named responses, request bodies) converted once into
+ * components.schemas. Throws when two different schemas claim one name.
+ */
+function componentSchemas(routes: readonly RouteDoc[]): Record<string, Json> {
   const outputs = z.registry<{ id: string }>()
   const inputs = z.registry<{ id: string }>()
   const names = new Map<string, z.ZodType>()
@@ -118,8 +143,8 @@ export function buildOpenApi(routes: readonly RouteDoc[], opts: OpenApiOptions):
   claim(outputs, 'Error', ErrorJson)
   for (const r of routes) {
     for (const res of Object.values(r.responses))
-      if (res.schema && res.name) claim(outputs, res.name, res.schema)
-    if (r.body) claim(inputs, r.body.name, r.body.schema)
+      if (res.schema && res.name) claim(outputs, res.name, published(res.schema))
+    if (r.body) claim(inputs, r.body.name, published(r.body.schema))
   }
   const schemas: Record<string, Json> = {}
   const convert = (reg: typeof outputs, io: 'input' | 'output') => {
@@ -130,94 +155,162 @@ export function buildOpenApi(routes: readonly RouteDoc[], opts: OpenApiOptions):
   }
   convert(outputs, 'output')
   convert(inputs, 'input')
+  return schemas
+}
 
-  const refOrInline = (s: z.ZodType, name?: string): Json =>
-    name
-      ? { $ref: SCHEMA_URI(name) }
-      : embed(z.toJSONSchema(s, { io: 'output', unrepresentable: 'any', reused: 'inline' }))
+/** Step 2: path parameters, then one query parameter per key of the route's query object. */
+function parametersOf(r: RouteDoc): Json[] {
+  const parameters: Json[] = (r.params ?? []).map((p) => ({
+    name: p.name,
+    in: p.in,
+    required: p.required,
+    description: p.description,
+    schema: inlineSchema(p.schema, 'input'),
+    ...(p.example === undefined ? {} : { example: p.example }),
+  }))
+  const shape: Record<string, z.ZodType> = r.query?.shape ?? {}
+  for (const [name, s] of Object.entries(shape)) {
+    const { description, example, ...schema } = inlineSchema(s, 'input')
+    parameters.push({
+      name,
+      in: 'query',
+      required: !s.safeParse(undefined).success,
+      ...(typeof description === 'string' ? { description } : {}),
+      schema,
+      ...(example === undefined ? {} : { example }),
+    })
+  }
+  return parameters
+}
 
-  const paths: Record<string, Record<string, Json>> = {}
-  for (const r of routes) {
-    const parameters: Json[] = (r.params ?? []).map((p) => ({
-      name: p.name,
-      in: p.in,
-      required: p.required,
-      description: p.description,
-      schema: inputSchema(p.schema),
-      ...(p.example === undefined ? {} : { example: p.example }),
-    }))
-    const shape: Record<string, z.ZodType> = r.query?.shape ?? {}
-    for (const [name, s] of Object.entries(shape)) {
-      const { description, example, ...schema } = inputSchema(s)
-      parameters.push({
-        name,
-        in: 'query',
-        required: !s.safeParse(undefined).success,
-        ...(typeof description === 'string' ? { description } : {}),
-        schema,
-        ...(example === undefined ? {} : { example }),
-      })
+/** The body of one documented success response. */
+function contentOf(res: ResponseDoc): Json {
+  if (res.schema) {
+    const schema = res.name ? { $ref: SCHEMA_URI(res.name) } : inlineSchema(res.schema, 'output')
+    return { content: { 'application/json': { schema } } }
+  }
+  if (res.content)
+    return {
+      content: Object.fromEntries(
+        Object.entries(res.content).map(([type, schema]) => [type, { schema }]),
+      ),
     }
-    const responses: Record<string, Json> = {}
-    for (const [status, res] of Object.entries(r.responses)) {
-      const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } }
-      if (res.rateLimited)
-        for (const h of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
-          headers[h] = { $ref: `#/components/headers/${h}` }
-      responses[status] = {
-        description: res.description,
-        headers,
-        ...(res.schema
-          ? { content: { 'application/json': { schema: refOrInline(res.schema, res.name) } } }
-          : res.contentType
-            ? { content: { [res.contentType]: { schema: { type: 'string' } } } }
-            : {}),
-      }
-    }
-    const byStatus = new Map<number, ErrorCode[]>()
-    for (const code of r.errors) {
-      const status = errorCodes[code].status
-      byStatus.set(status, [...(byStatus.get(status) ?? []), code])
-    }
-    for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-      const headers: Json = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } }
-      if (status === 429 || status === 503)
-        headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' }
-      responses[String(status)] = {
-        description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\` (${errorCodes[c].message})`).join('; ')}`,
-        headers,
-        content: { 'application/json': { schema: { $ref: SCHEMA_URI('Error') } } },
-      }
-    }
-    const description = r.billing ? `${r.description}\n\n**Billing:** ${r.billing}` : r.description
-    paths[r.path] ??= {}
-    const ops = paths[r.path] as Record<string, Json>
-    if (ops[r.method]) throw new Error(`${r.method.toUpperCase()} ${r.path} is documented twice`)
-    ops[r.method] = {
-      operationId: r.operationId,
-      summary: r.summary,
-      description,
-      tags: [...r.tags],
-      security: r.auth ? [{ bearer: [] }] : [],
-      ...(parameters.length ? { parameters } : {}),
-      ...(r.body
-        ? {
-            requestBody: {
-              required: true,
-              description: r.body.description,
-              content: {
-                'application/json': {
-                  schema: { $ref: SCHEMA_URI(r.body.name) },
-                  ...(r.body.example === undefined ? {} : { example: r.body.example }),
-                },
-              },
-            },
-          }
-        : {}),
-      responses,
+  if (res.contentType) return { content: { [res.contentType]: { schema: { type: 'string' } } } }
+  return {}
+}
+
+/**
+ * Step 3: the responses of one operation: its success answers, one error response per status its
+ * error codes answer with (all the one Error body), and `default` for anything else (500).
+ */
+function responsesOf(r: RouteDoc): Record<string, Json> {
+  const rateLimited = Object.values(r.responses).some((res) => res.rateLimited)
+  const responses: Record<string, Json> = {}
+  for (const [status, res] of Object.entries(r.responses)) {
+    const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') }
+    if (res.rateLimited) for (const h of RATE_LIMIT_HEADERS) headers[h] = headerRef(h)
+    responses[status] = { description: res.description, headers, ...contentOf(res) }
+  }
+  const byStatus = new Map<number, ErrorCode[]>()
+  for (const code of r.errors) {
+    const status = errorCodes[code].status
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+  }
+  const errorBody = { content: { 'application/json': { schema: { $ref: SCHEMA_URI('Error') } } } }
+  for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
+    const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') }
+    if (status === 429 || status === 503) headers['Retry-After'] = headerRef('Retry-After')
+    // a quota refusal says how much of the quota is used, like the answers it replaces
+    if (status === 429 && rateLimited) for (const h of RATE_LIMIT_HEADERS) headers[h] = headerRef(h)
+    responses[String(status)] = {
+      description: `${STATUS_TEXT[status] ?? 'Error'}: ${codes.map((c) => `\`${c}\` (${errorCodes[c].message})`).join('; ')}`,
+      headers,
+      ...errorBody,
     }
   }
+  responses.default = {
+    description: `Any other error, in the same body: \`internal\` (500, ${errorCodes.internal.message}), \`method_not_allowed\` (405), \`storage_unavailable\` (503) …`,
+    headers: { 'X-Request-Id': headerRef('X-Request-Id') },
+    ...errorBody,
+  }
+  return responses
+}
 
+/** Step 4: one operation object. */
+function operationOf(r: RouteDoc): Json {
+  const parameters = parametersOf(r)
+  return {
+    operationId: r.operationId,
+    summary: r.summary,
+    description: r.billing ? `${r.description}\n\n**Billing:** ${r.billing}` : r.description,
+    tags: [...r.tags],
+    security: r.auth ? [{ bearer: [] }] : [],
+    ...(parameters.length ? { parameters } : {}),
+    ...(r.body
+      ? {
+          requestBody: {
+            required: true,
+            description: r.body.description,
+            content: {
+              'application/json': {
+                schema: { $ref: SCHEMA_URI(r.body.name) },
+                ...(r.body.example === undefined ? {} : { example: r.body.example }),
+              },
+            },
+          },
+        }
+      : {}),
+    responses: responsesOf(r),
+  }
+}
+
+/** Step 5: every operation under its path. Throws when one route is documented twice. */
+function pathsOf(routes: readonly RouteDoc[]): Record<string, Record<string, Json>> {
+  const paths: Record<string, Record<string, Json>> = {}
+  for (const r of routes) {
+    const ops = (paths[r.path] ??= {})
+    if (ops[r.method]) throw new Error(`${r.method.toUpperCase()} ${r.path} is documented twice`)
+    ops[r.method] = operationOf(r)
+  }
+  return paths
+}
+
+const SECURITY_SCHEMES: Json = {
+  bearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      'An API key: `Authorization: Bearer cvk_live_…` (live mirror, metered) or `cvk_test_…` (sandbox: the bundled sample data, never billed).',
+  },
+}
+
+const HEADERS: Json = {
+  'X-Request-Id': {
+    description: 'Request id; also in error bodies and the logs',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Limit': {
+    description: 'monthly lookups included in the plan',
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Remaining': {
+    description: 'included lookups left this month',
+    schema: { type: 'integer' },
+  },
+  'RateLimit-Reset': {
+    description: 'seconds until the quota resets (00:00 UTC on the 1st)',
+    schema: { type: 'integer' },
+  },
+  'Retry-After': {
+    description: 'seconds to wait: until the quota resets (429), before retrying (503)',
+    schema: { type: 'integer' },
+  },
+}
+
+/** Builds the document. Throws when two different schemas claim one component name. */
+export function buildOpenApi(routes: readonly RouteDoc[], opts: OpenApiOptions): Json {
+  const schemas = componentSchemas(routes)
+  const paths = pathsOf(routes)
   const tags = [...new Set(routes.flatMap((r) => r.tags))].map((name) => ({
     name,
     description: TAG_TEXT[name] ?? name,
@@ -233,39 +326,7 @@ export function buildOpenApi(routes: readonly RouteDoc[], opts: OpenApiOptions):
     servers: [{ url: opts.publicUrl, description: 'this appliance' }],
     tags,
     paths,
-    components: {
-      securitySchemes: {
-        bearer: {
-          type: 'http',
-          scheme: 'bearer',
-          description:
-            'An API key: `Authorization: Bearer cvk_live_…` (live mirror, metered) or `cvk_test_…` (sandbox: the bundled sample data, never billed).',
-        },
-      },
-      headers: {
-        'X-Request-Id': {
-          description: 'Request id; also in error bodies and the logs',
-          schema: { type: 'string' },
-        },
-        'RateLimit-Limit': {
-          description: 'monthly lookups included in the plan',
-          schema: { type: 'integer' },
-        },
-        'RateLimit-Remaining': {
-          description: 'included lookups left this month',
-          schema: { type: 'integer' },
-        },
-        'RateLimit-Reset': {
-          description: 'seconds until the quota resets (00:00 UTC on the 1st)',
-          schema: { type: 'integer' },
-        },
-        'Retry-After': {
-          description: 'seconds to wait: until the quota resets (429), before retrying (503)',
-          schema: { type: 'integer' },
-        },
-      },
-      schemas,
-    },
+    components: { securitySchemes: SECURITY_SCHEMES, headers: HEADERS, schemas },
   }
 }
 

@@ -1,5 +1,6 @@
 /** POST /v1/checks — a stored, signed check of a company against the account's vetting policy. */
 import { Hono } from 'hono'
+import { z } from 'zod'
 import { createCheck } from '../../checks/checks.ts'
 import { CheckCreatedJson, CheckRequest } from '../../checks/schema.ts'
 import { AppError } from '../../errors.ts'
@@ -7,10 +8,19 @@ import { rateLimitHeaders } from '../../keys/usage.ts'
 import { assertWebhooksAllowed } from '../../webhooks/endpoints.ts'
 import { addToWatchlist } from '../../webhooks/watchlist.ts'
 import type { AppEnv } from '../env.ts'
-import type { RouteDoc } from '../openapi.ts'
+import { publishAs, type RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'
 import { honoPath, type Endpoint } from './endpoint.ts'
 import { readJson } from './params.ts'
+
+/** CheckRequest as published: exactly one of `dot` or `mc` (a refinement in the validating schema). */
+const { dot, mc, ...rest } = CheckRequest.shape
+const PublishedCheckRequest = z
+  .xor([
+    z.strictObject({ dot: dot.unwrap(), ...rest }),
+    z.strictObject({ mc: mc.unwrap(), ...rest }),
+  ])
+  .meta({ description: 'A company by `dot` or by `mc` (exactly one), with optional fields.' })
 
 const doc: RouteDoc = {
   method: 'post',
@@ -24,7 +34,7 @@ const doc: RouteDoc = {
   billing: 'one call (as a lookup) when the company is found; 400 and 404 are not billed.',
   body: {
     name: 'CheckRequest',
-    schema: CheckRequest,
+    schema: publishAs(CheckRequest, PublishedCheckRequest),
     description:
       '`{"dot": "1000001", "reference": "LOAD-123", "contact": {"phone": "…", "email": "…"}}`',
     example: {

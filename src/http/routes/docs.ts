@@ -124,6 +124,18 @@ export function docsRoutes(opts: DocsOptions) {
     })
 }
 
+/** The media types /docs/{file} answers with: text for the script and style, bytes for icons. */
+function assetContent(): Record<string, Record<string, unknown>> {
+  const content: Record<string, Record<string, unknown>> = {}
+  for (const type of new Set(['text/javascript; charset=utf-8', ...Object.values(DOCS_ASSETS)])) {
+    const media = type.split(';')[0] ?? type
+    content[media] = media.startsWith('text/')
+      ? { type: 'string' }
+      : { type: 'string', contentMediaType: media }
+  }
+  return content
+}
+
 /** OpenAPI entries of these routes. */
 export const docsDocs: readonly RouteDoc[] = [
   {
@@ -135,7 +147,23 @@ export const docsDocs: readonly RouteDoc[] = [
       'Generated from the zod schemas that validate requests and shape responses, so it cannot drift from the code.',
     tags: ['operations'],
     auth: false,
-    responses: { 200: { description: 'The OpenAPI document', contentType: 'application/json' } },
+    responses: {
+      200: {
+        description: 'The OpenAPI document',
+        content: {
+          'application/json': {
+            type: 'object',
+            description: 'An OpenAPI 3.1 document',
+            properties: {
+              openapi: { type: 'string', const: '3.1.0' },
+              info: { type: 'object' },
+              paths: { type: 'object' },
+            },
+            required: ['openapi', 'info', 'paths'],
+          },
+        },
+      },
+    },
     errors: [],
   },
   {
@@ -166,7 +194,9 @@ export const docsDocs: readonly RouteDoc[] = [
         schema: DocsAsset,
       },
     ],
-    responses: { 200: { description: 'The asset', contentType: 'application/octet-stream' } },
+    responses: {
+      200: { description: 'The asset, in its own media type', content: assetContent() },
+    },
     errors: ['not_found'],
   },
 ]

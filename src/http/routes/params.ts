@@ -4,7 +4,7 @@ import { z } from 'zod'
 import { DotParam } from '../../carriers/docket.ts'
 import { AppError } from '../../errors.ts'
 import type { AppEnv } from '../env.ts'
-import type { ParamDoc } from '../openapi.ts'
+import { publishAs, type ParamDoc } from '../openapi.ts'
 
 /** `?crosscheck=true|false` */
 export const CrosscheckQuery = z
@@ -26,7 +26,8 @@ export const DOT_PARAM: ParamDoc = {
   in: 'path',
   required: true,
   description: 'USDOT number: 1 to 8 digits, not 0',
-  schema: DotParam,
+  // one pattern for generated clients (DotParam checks it in steps, with a message for each)
+  schema: publishAs(DotParam, z.string().regex(/^(?!0+$)[0-9]{1,8}$/)),
   example: '344554',
 }
 

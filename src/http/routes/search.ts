@@ -6,9 +6,11 @@ import { rateLimitHeaders } from '../../keys/usage.ts'
 import { SearchResponse, searchPage } from '../../search/page.ts'
 import { CANDIDATES, DEFAULT_LIMIT, FIRST_BLOCK, MAX_LIMIT } from '../../search/query.ts'
 import type { AppEnv } from '../env.ts'
-import type { RouteDoc } from '../openapi.ts'
+import { publishAs, type RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'
 import { honoPath, type Endpoint } from './endpoint.ts'
+
+const LIMIT_TEXT = `results per page, 1–${MAX_LIMIT} (default ${DEFAULT_LIMIT})`
 
 export const SearchQuery = z.strictObject({
   q: z
@@ -39,19 +41,23 @@ export const SearchQuery = z.strictObject({
     .enum(['active', 'inactive'], { error: 'status must be active or inactive' })
     .optional()
     .meta({ description: 'USDOT status' }),
-  limit: z
-    .string()
-    .regex(/^\d{1,3}$/, `limit must be a whole number from 1 to ${MAX_LIMIT}`)
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .int()
-        .min(1, 'limit must be at least 1')
-        .max(MAX_LIMIT, `limit must be at most ${MAX_LIMIT}`),
-    )
-    .optional()
-    .meta({ description: `results per page, 1–${MAX_LIMIT} (default ${DEFAULT_LIMIT})` }),
+  // published as the integer it is (a query string is text; the regex makes "1e1" a 400)
+  limit: publishAs(
+    z
+      .string()
+      .regex(/^\d{1,3}$/, `limit must be a whole number from 1 to ${MAX_LIMIT}`)
+      .transform(Number)
+      .pipe(
+        z
+          .number()
+          .int()
+          .min(1, 'limit must be at least 1')
+          .max(MAX_LIMIT, `limit must be at most ${MAX_LIMIT}`),
+      )
+      .optional()
+      .meta({ description: LIMIT_TEXT }),
+    z.int().min(1).max(MAX_LIMIT).optional().meta({ description: LIMIT_TEXT }),
+  ),
   cursor: z
     .string()
     .max(200)
