@@ -51,6 +51,12 @@ function claimOne(deps: MailDeps, onlyId: number | null = null): Claimed | null 
   const now = deps.clock().getTime()
   return db
     .transaction((): Claimed | null => {
+      // a code nobody can use any more is not sent
+      db.prepare(
+        `UPDATE mail_messages SET status = 'abandoned', next_attempt_at = NULL,
+           last_error = 'expired before it could be sent', text = @redacted, html = @redacted
+         WHERE status IN ('pending', 'failed') AND expires_at <= @now`,
+      ).run({ now, redacted: REDACTED })
       const due = db
         .prepare(
           `SELECT id, status, attempts, last_attempt_at AS lastAttemptAt FROM mail_messages

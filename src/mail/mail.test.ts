@@ -13,9 +13,9 @@ import { meter } from '../keys/usage.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { liveCensusDir } from '../testing/fixture-dirs.ts'
 import { startTestSmtp, type TestSmtp } from '../testing/smtp-server.ts'
-import { deliverMail, PERMANENT_FAILURE_ATTEMPTS, sendTestMail } from './deliver.ts'
+import { deliverMail, PERMANENT_FAILURE_ATTEMPTS, REDACTED, sendTestMail } from './deliver.ts'
 import type { MailDeps } from './mail-deps.ts'
-import { listMessages } from './queue.ts'
+import { enqueueMail, listMessages } from './queue.ts'
 import { addRecipient, listRecipients } from './recipients.ts'
 import { mailStatus, mailStatusLine } from './status.ts'
 import { smtpTransport } from './transport.ts'
@@ -307,4 +307,29 @@ test('without SMTP_URL nothing is sent and nothing is lost', async () => {
   )
   // /readyz does not depend on e-mail
   expect((await ctx.get('/readyz')).status).toBe(200)
+})
+
+test('a contact code past its expiry is given up, never sent', async () => {
+  smtp = await startTestSmtp()
+  const id = enqueueMail(
+    ctx.deps.db,
+    {
+      accountId: null,
+      recipientId: null,
+      kind: 'contact_code',
+      to: 'ops@carrier.test',
+      composed: { subject: 'Your verification code: 123456', text: '123456', html: '123456' },
+      unsubscribeToken: null,
+      expiresAt: ctx.clock().getTime() + 15 * 60_000,
+    },
+    ctx.clock().getTime(),
+  )
+  ctx.clock.advance(16 * 60_000)
+  expect(await deliverMail(mailDeps(smtp.url))).toMatchObject({ attempted: 0 })
+  expect(smtp.received).toHaveLength(0)
+  expect(
+    ctx.deps.db
+      .prepare('SELECT status, text, last_error AS e FROM mail_messages WHERE id = ?')
+      .get(id),
+  ).toEqual({ status: 'abandoned', text: REDACTED, e: 'expired before it could be sent' })
 })
