@@ -5,6 +5,8 @@
  */
 import { join } from 'node:path'
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'vitest'
+import { setPolicy } from '../checks/policy.ts'
+import { BUNDLED_POLICY } from '../checks/policy-schema.ts'
 import { carrierRow, writeCensus } from '../testing/census-fixture.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { liveCensusDir, sampleCensusDir } from '../testing/fixture-dirs.ts'
@@ -206,4 +208,67 @@ test('without SMTP_URL a live code is refused with 503 mail_unavailable', async 
   } finally {
     bare.close()
   }
+})
+
+describe('a check names a verification', () => {
+  test('stored in the signed document; a policy can require contact_verification.verified', async () => {
+    setPolicy(
+      ctx.deps.db,
+      accountId,
+      {
+        policy_language: BUNDLED_POLICY.policy_language,
+        name: 'codes required',
+        rules: [
+          {
+            id: 'contact_verified',
+            description: 'the registered contact confirmed a one-time code',
+            require: { field: 'contact_verification.verified', op: 'is_true' },
+            otherwise: 'fail',
+            missing: 'fail',
+          },
+        ],
+      },
+      ctx.clock().getTime(),
+    )
+    ctx.clock.advance(2 * 3_600_000) // the earlier tests' codes are out of the window
+    const { id } = (await (await send('1000007')).json()) as { id: string }
+    const check = async (body: Record<string, unknown>) => {
+      const res = await ctx.post('/v1/checks', { dot: '1000007', ...body }, key)
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> }
+    }
+    // named but not confirmed yet: stored, not verified, the rule fails
+    let r = await check({ contact_verification_id: id })
+    expect(r.status).toBe(201)
+    expect(r.body).toMatchObject({
+      verdict: 'fail',
+      contact_verification: { id, verified: false, sent_to: 'o*****@exam…' },
+    })
+    expect((await check({})).body).toMatchObject({ verdict: 'fail', contact_verification: null })
+
+    await deliverMail(ctx.deps)
+    const sent = smtp.received.filter((m) => m.raw.includes('To: ops1000007@example.com'))
+    const code = /\b(\d{6})\b/.exec(sent.at(-1)?.mail.subject ?? '')?.[1] ?? ''
+    expect(await (await confirm(id, code)).json()).toMatchObject({ result: 'verified' })
+    r = await check({ contact_verification_id: id })
+    expect(r.body).toMatchObject({ verdict: 'pass', contact_verification: { id, verified: true } })
+    // the stored document is the one answered (and signed)
+    const stored = await ctx.get(`/v1/checks/${String(r.body.check_id)}`, key)
+    expect(await stored.json()).toMatchObject({ contact_verification: { id, verified: true } })
+
+    // a verification of another company does not verify this one; an unknown id is 404, unbilled
+    const otherCompany = await ctx.post(
+      '/v1/checks',
+      { dot: '1000008', contact_verification_id: id },
+      key,
+    )
+    expect(await otherCompany.json()).toMatchObject({
+      verdict: 'fail',
+      contact_verification: { verified: false },
+    })
+    const billed = used()
+    const unknown = await check({ contact_verification_id: 'cv_AAAAAAAAAAAAAAAA' })
+    expect(unknown.status).toBe(404)
+    expect((await check({ contact_verification_id: 'nope' })).status).toBe(400)
+    expect(used()).toBe(billed)
+  })
 })
