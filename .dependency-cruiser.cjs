@@ -13,7 +13,7 @@ const LAYERS = [
   ['census', 'licensing', 'safety', 'equipment', 'reviews', 'keys', 'users'],
   ['trust', 'crosscheck'],
   ['carriers'],
-  ['search', 'sync', 'webhooks', 'checks'],
+  ['search', 'sync', 'webhooks', 'checks', 'mail'],
   ['http', 'cli', 'jobs', 'console'],
   ['app'], // createApp(deps): the HTTP composition
   ['serve'], // the composition root: config → deps → app → listen → jobs → shutdown

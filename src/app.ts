@@ -21,6 +21,8 @@ import { checksCreateEndpoint } from './http/routes/checks-create.ts'
 import { checksGetEndpoint } from './http/routes/checks-get.ts'
 import { checksListEndpoint } from './http/routes/checks-list.ts'
 import { checksOverrideEndpoint } from './http/routes/checks-override.ts'
+import { contactVerificationsConfirmEndpoint } from './http/routes/contact-verifications-confirm.ts'
+import { contactVerificationsCreateEndpoint } from './http/routes/contact-verifications-create.ts'
 import { docsEndpoint } from './http/routes/docs.ts'
 import type { Endpoint } from './http/routes/endpoint.ts'
 import { opsEndpoint } from './http/routes/ops.ts'
@@ -43,6 +45,8 @@ const API_ENDPOINTS: readonly Endpoint[] = [
   checksListEndpoint,
   checksGetEndpoint,
   checksOverrideEndpoint,
+  contactVerificationsCreateEndpoint,
+  contactVerificationsConfirmEndpoint,
 ]
 
 /** Endpoints without a key, at the root: liveness, readiness, metrics, the API reference. */

@@ -72,6 +72,15 @@ export const Env = z.object({
   WEBHOOK_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().positive().default(15_000)),
 
   CHECKS_RETENTION_YEARS: unsetIfEmpty(z.coerce.number().int().min(1).max(100).default(8)),
+
+  SMTP_URL: unsetIfEmpty(
+    z
+      .url()
+      .refine((u) => /^smtps?:\/\//i.test(u), 'must be an smtp:// or smtps:// URL')
+      .optional(),
+  ),
+  SMTP_FROM: unsetIfEmpty(z.string().trim().min(3).optional()),
+  SMTP_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().min(1000).default(30_000)),
 })
 export type Env = z.infer<typeof Env>
 
@@ -85,6 +94,8 @@ export function loadConfig(env: Record<string, string | undefined>) {
   if ((e.TLS_CERT_FILE === undefined) !== (e.TLS_KEY_FILE === undefined)) {
     throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together')
   }
+  if (e.SMTP_URL !== undefined && e.SMTP_FROM === undefined)
+    throw new ConfigError('SMTP_FROM must be set with SMTP_URL (the sender address of e-mails)')
   if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS)
     throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS')
   const dataDir = resolve(e.DATA_DIR)
@@ -168,6 +179,12 @@ export function loadConfig(env: Record<string, string | undefined>) {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
     checks: { retentionYears: e.CHECKS_RETENTION_YEARS },
+    mail: {
+      /** null: e-mail is off (messages wait in the queue until it is configured) */
+      url: e.SMTP_URL ?? null,
+      from: e.SMTP_FROM ?? null,
+      timeoutMs: e.SMTP_TIMEOUT_MS,
+    },
   } as const
 }
 export type Config = ReturnType<typeof loadConfig>

@@ -8,14 +8,24 @@ export const errorCodes = {
   not_found: { status: 404, message: 'Not found' },
   method_not_allowed: { status: 405, message: 'Method not allowed' },
   conflict: { status: 409, message: 'Conflict' },
+  no_contact_email: {
+    status: 409,
+    message: 'The company has no usable e-mail address on its FMCSA record',
+  },
   payload_too_large: { status: 413, message: 'Request body too large' },
   unsupported_media_type: { status: 415, message: 'Content-Type must be application/json' },
   quota_exceeded: { status: 429, message: 'Monthly quota reached; upgrade to continue' },
+  rate_limited: { status: 429, message: 'Too many requests of this kind; try again later' },
   internal: { status: 500, message: 'Internal server error' },
   dataset_unavailable: {
     status: 503,
     message: 'Data is not imported yet; try again later',
     retryAfter: 60,
+  },
+  mail_unavailable: {
+    status: 503,
+    message: 'E-mail is not configured on this appliance (SMTP_URL)',
+    retryAfter: 3600,
   },
   storage_unavailable: {
     status: 503,

@@ -13,6 +13,7 @@ import { checksOnChange } from './checks/monitor.ts'
 import { ConfigError, type Config } from './config.ts'
 import { createDeps, pipelineDeps, type Deps } from './deps.ts'
 import { maintenanceJobs } from './jobs/maintenance.ts'
+import { mailJobs } from './mail/jobs.ts'
 import { createJobs, type Job, type RunHooks } from './jobs/jobs.ts'
 import { startScheduler } from './jobs/scheduler.ts'
 import { recoverRuns } from './sync/recover.ts'
@@ -170,7 +171,12 @@ function readTls(tls: NonNullable<Config['tls']>): { cert: Buffer; key: Buffer }
 export const backgroundJobs = (deps: Deps, hooks: RunHooks = runHooks(deps)): Job[] =>
   createJobs(
     deps,
-    [maintenanceJobs, (d) => webhookJobs({ ...d, annotate: checksOnChange(d) }), checksJobs],
+    [
+      maintenanceJobs,
+      (d) => webhookJobs({ ...d, annotate: checksOnChange(d) }),
+      checksJobs,
+      mailJobs,
+    ],
     hooks,
   )
 

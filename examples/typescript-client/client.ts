@@ -84,6 +84,17 @@ export async function tour(
   seen('getEquipmentByPlate', await api.GET('/v1/equipment', { params: { query: plate } }))
   seen('search', await api.GET('/v1/search', { params: { query: { q: dot, limit: 5 } } }))
 
+  const code = await api.POST('/v1/contact-verifications', { body: { dot, channel: 'email' } })
+  seen('createContactVerification', code)
+  if (!code.data) throw new ApiError(code.error)
+  seen(
+    'confirmContactVerification',
+    await api.POST('/v1/contact-verifications/{id}/confirm', {
+      params: { path: { id: code.data.id } },
+      body: { code: '000000' },
+    }),
+  )
+
   const check = await api.POST('/v1/checks', { body: { dot, reference: 'TOUR-1' } })
   seen('createCheck', check)
   seen('listChecks', await api.GET('/v1/checks', { params: { query: { limit: 5, dot } } }))

@@ -32,6 +32,7 @@ import type {
   CheckRequest,
   OverrideDocument,
   OverrideRequest,
+  ContactVerificationRef,
 } from './schema.ts'
 import { currentSigner } from './signing.ts'
 
@@ -92,6 +93,8 @@ export async function createCheck(
   caller: Caller,
   req: CheckRequest,
   requestId: string,
+  /** the verification `req.contact_verification_id` names (read by the route); verified only for this company */
+  named: (ContactVerificationRef & { dot_number: string }) | null = null,
 ): Promise<CreatedCheck> {
   const { record, lookup } = await resolve(deps, caller, req)
   // the record is shaped with the usage as it stands; the call is charged below, in the same
@@ -119,10 +122,17 @@ export async function createCheck(
           contactSources(deps, caller),
         )
       : null
+  const contactVerification: ContactVerificationRef | null = named && {
+    id: named.id,
+    channel: named.channel,
+    sent_to: named.sent_to,
+    verified: named.verified && named.dot_number === served.dot_number,
+    verified_at: named.verified_at,
+  }
   const policy = effectivePolicy(deps.db, caller.accountId)
   const evaluation = evaluatePolicy(
     policy.document,
-    { ...served, contact_check: contactCheck },
+    { ...served, contact_check: contactCheck, contact_verification: contactVerification },
     isoDate(now),
   )
   const doc: CheckDocument = {
@@ -153,6 +163,7 @@ export async function createCheck(
     source: shaped.source,
     data_as_of: shaped.data_as_of,
     contact_check: contactCheck,
+    contact_verification: contactVerification,
     lookup,
     record: served,
   }

@@ -63,7 +63,11 @@ export function checksWhoseVerdictChanged(
     const { meta: _meta, ...current } = served
     const now = evaluatePolicy(
       doc.policy.document,
-      { ...current, contact_check: doc.contact_check },
+      {
+        ...current,
+        contact_check: doc.contact_check,
+        contact_verification: doc.contact_verification ?? null,
+      },
       today,
     )
     if (now.verdict === doc.verdict) continue

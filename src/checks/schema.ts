@@ -30,11 +30,26 @@ export const CheckRequest = z
       .boolean()
       .optional()
       .meta({ description: 'also add the company to the account watchlist (paid plans)' }),
+    contact_verification_id: z.string().max(40).optional().meta({
+      description:
+        'a contact verification of this company (POST /v1/contact-verifications), stored in the document as `contact_verification`',
+    }),
   })
   .refine((b) => (b.dot === undefined) !== (b.mc === undefined), {
     message: 'give either "dot" or "mc"',
   })
 export type CheckRequest = z.infer<typeof CheckRequest>
+
+/** A named contact verification as stored in a check (policy field `contact_verification.verified`). */
+export const ContactVerificationRef = z.object({
+  id: z.string(),
+  channel: z.string(),
+  sent_to: z.string(),
+  /** the code was confirmed, for this check's company */
+  verified: z.boolean(),
+  verified_at: z.string().nullable(),
+})
+export type ContactVerificationRef = z.infer<typeof ContactVerificationRef>
 
 export const RuleResultJson = z.object({
   rule_id: z.string(),
@@ -78,6 +93,8 @@ export const CheckDocument = z.object({
   source: z.enum(['mirror', 'live', 'sample']),
   data_as_of: z.record(z.string(), z.string().nullable()),
   contact_check: ContactCheckJson.nullable(),
+  /** absent in checks stored before contact verifications existed */
+  contact_verification: ContactVerificationRef.nullable().optional(),
   lookup: DocketLookupJson.nullable(),
   record: CheckedRecordJson,
 })

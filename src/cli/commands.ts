@@ -4,6 +4,7 @@ import { checksCommands } from './checks.ts'
 import { dataCommands } from './data.ts'
 import type { CommandSpec } from './io.ts'
 import { keysCommands } from './keys.ts'
+import { mailCommands } from './mail.ts'
 import { policyCommands } from './policy.ts'
 import { reviewsCommands } from './reviews.ts'
 import { syncCommands } from './sync.ts'
@@ -24,4 +25,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...usersCommands,
   ...policyCommands,
   ...checksCommands,
+  ...mailCommands,
 ]

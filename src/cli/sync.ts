@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { rollbackDataset } from '../sync/rollback.ts'
 import { syncOverview, type SyncOverview } from '../sync/status.ts'
+import { mailStatus, mailStatusLine } from '../mail/status.ts'
 import { syncAll } from '../sync/sync.ts'
 import { checksOnChange } from '../checks/monitor.ts'
 import { watchOnActivation } from '../webhooks/monitor.ts'
@@ -74,7 +75,7 @@ export const syncCommands: CommandSpec[] = [
         ctx.io.stdout(json(status))
         return 0
       }
-      ctx.io.stdout(`${overviewLines(status)}\n`)
+      ctx.io.stdout(`${overviewLines(status)}${mailStatusLine(mailStatus(ctx.deps()))}\n\n`)
       ctx.io.stdout(
         table(
           status.datasets.map((s) => ({

@@ -18,6 +18,7 @@ export function accountNav(id: number): NavItem[] {
     { href: `${base}/keys`, label: 'API keys' },
     { href: `${base}/webhooks`, label: 'Webhooks' },
     { href: `${base}/watchlist`, label: 'Watchlist' },
+    { href: `${base}/mail`, label: 'E-mail' },
     { href: `${base}/checks`, label: 'Checks' },
     { href: `${base}/lookup`, label: 'Lookup tester' },
   ]

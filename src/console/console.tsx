@@ -17,6 +17,7 @@ import { consoleContext, requireSession, sameOrigin, type Ctx } from './guard.ts
 import { keysRoutes } from './keys.tsx'
 import { Layout } from './layout.tsx'
 import { lookupRoutes } from './lookup.tsx'
+import { mailRoutes, unsubscribeRoutes } from './mail.tsx'
 import { webhookRoutes } from './webhooks.tsx'
 
 function ErrorPage(props: { c: Ctx; status: number; message: string }) {
@@ -47,6 +48,7 @@ export function consoleRoutes(deps: Deps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>()
   app.use(consoleContext(deps))
   authRoutes(app, deps)
+  unsubscribeRoutes(app, deps)
   app.use(requireSession(deps))
   app.get('/', (c) => {
     const user = c.get('session')?.user
@@ -58,6 +60,7 @@ export function consoleRoutes(deps: Deps): Hono<ConsoleEnv> {
   accountRoutes(app, deps)
   keysRoutes(app, deps)
   webhookRoutes(app, deps)
+  mailRoutes(app, deps)
   checksRoutes(app, deps)
   lookupRoutes(app, deps)
   adminRoutes(app, deps)

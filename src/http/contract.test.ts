@@ -24,6 +24,8 @@ let empty: TestContext
 let doc: Json
 /** a check made by the starter key in beforeAll (`{check}` in a call's url) */
 let checkId = ''
+/** a contact verification made by the starter key in beforeAll (`{cv}` in a call's url) */
+let cvId = ''
 const keys: Record<'starter' | 'free' | 'suspended' | 'sandbox' | 'empty', string> = {
   starter: '',
   free: '',
@@ -36,6 +38,8 @@ beforeAll(async () => {
     liveDir: LICENSING_FIXTURES,
     sampleDir: sampleCensusDir(),
     now: NOW,
+    // codes are only queued here (no mail job runs)
+    env: { SMTP_URL: 'smtp://127.0.0.1:9', SMTP_FROM: 'verify@appliance.test' },
   })
   empty = await createTestContext({ now: NOW })
   // the equipment dataset from the SMS fixture files (one tractor under several carriers)
@@ -64,6 +68,18 @@ beforeAll(async () => {
     keys.starter,
   )
   checkId = ((await created.json()) as { check_id: string }).check_id
+  const cv = await ctx.post(
+    '/v1/contact-verifications',
+    { dot: '1000002', channel: 'email' },
+    keys.starter,
+  )
+  cvId = ((await cv.json()) as { id: string }).id
+  // the address on file of 1000009 asked for no codes: 409 no_contact_email
+  ctx.deps.db
+    .prepare(
+      "INSERT INTO mail_suppressions (email, created_at) VALUES ('ops1000009@example.com', 0)",
+    )
+    .run()
 })
 afterAll(() => {
   ctx.close()
@@ -310,6 +326,46 @@ CALLS.push(
   }),
 )
 
+const cvCreate = (who: Who, status: number, body: unknown, headers?: Record<string, string>) =>
+  post('/v1/contact-verifications', '/v1/contact-verifications', who, status, body, headers)
+const cvConfirm = (
+  who: Who,
+  status: number,
+  body: unknown,
+  id = '{cv}',
+  headers?: Record<string, string>,
+) =>
+  post(
+    '/v1/contact-verifications/{id}/confirm',
+    `/v1/contact-verifications/${id}/confirm`,
+    who,
+    status,
+    body,
+    headers,
+  )
+CALLS.push(
+  cvCreate('starter', 201, { dot: '1000001', channel: 'email' }),
+  cvCreate('sandbox', 201, { dot: 9000001, channel: 'email' }),
+  cvCreate('starter', 400, { dot: '1000001', channel: 'sms' }),
+  cvCreate('starter', 400, { dot: 'x', channel: 'email' }),
+  cvCreate(null, 401, { dot: '1000001', channel: 'email' }),
+  cvCreate('suspended', 402, { dot: '1000001', channel: 'email' }),
+  cvCreate('starter', 404, { dot: '99999999', channel: 'email' }),
+  cvCreate('starter', 409, { dot: '1000009', channel: 'email' }),
+  cvCreate('starter', 413, { dot: '1', channel: 'x'.repeat(70_000) }),
+  cvCreate('starter', 415, 'dot=1', { 'content-type': 'text/plain' }),
+  cvCreate('free', 429, { dot: '1000001', channel: 'email' }),
+  { ...cvCreate('empty', 503, { dot: '1000001', channel: 'email' }), onEmpty: true },
+  cvConfirm('starter', 200, { code: '000000' }),
+  cvConfirm('starter', 400, { code: 'abc' }),
+  cvConfirm('starter', 400, { code: '000000' }, 'not-an-id'),
+  cvConfirm(null, 401, { code: '000000' }),
+  cvConfirm('suspended', 402, { code: '000000' }),
+  cvConfirm('free', 404, { code: '000000' }),
+  cvConfirm('starter', 413, { code: 'x'.repeat(70_000) }),
+  cvConfirm('starter', 415, 'code=1', '{cv}', { 'content-type': 'text/plain' }),
+)
+
 const covered = new Set<string>()
 
 function operation(template: string, method: string): Json {
@@ -331,7 +387,7 @@ describe('every endpoint, every documented status, validated against /openapi.js
   )('%s', async (_, call) => {
     const app = call.onEmpty ? empty : ctx
     const key = call.who ? keys[call.who] : undefined
-    const url = call.url.replace('{check}', checkId)
+    const url = call.url.replace('{check}', checkId).replace('{cv}', cvId)
     const res =
       call.method === 'get'
         ? await app.get(url, key, call.headers)

@@ -17,6 +17,7 @@ import { pipelineDeps } from '../deps.ts'
 import { equipmentDataset } from '../equipment/equipment.ts'
 import { filesInDir, inputsFor, runBuild } from '../sync/pipeline.ts'
 import { SAFETY_FIXTURES, sampleCensusDir } from '../testing/fixture-dirs.ts'
+import { startTestSmtp, type TestSmtp } from '../testing/smtp-server.ts'
 import { LICENSING_FIXTURES } from '../testing/fmcsa-server.ts'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
@@ -29,8 +30,11 @@ let server: ServerType
 let base: string
 let key: string
 let document: Record<string, unknown>
+let smtp: TestSmtp
 beforeAll(async () => {
+  smtp = await startTestSmtp()
   ctx = await createTestContext({
+    env: { SMTP_URL: smtp.url, SMTP_FROM: 'verify@broker.test' },
     liveDir: LICENSING_FIXTURES,
     sampleDir: sampleCensusDir(),
     now: '2026-11-15T12:00:00Z',
@@ -54,6 +58,7 @@ afterAll(async () => {
   ;(server as HttpServer).closeAllConnections()
   await new Promise((r) => server.close(r))
   ctx.close()
+  await smtp.close()
 })
 
 /** Compile-time negative controls: each line must be a type error, or tsc fails on the directive. */

@@ -5,6 +5,8 @@ import { createCheck } from '../../checks/checks.ts'
 import { CheckCreatedJson, CheckRequest } from '../../checks/schema.ts'
 import { AppError } from '../../errors.ts'
 import { rateLimitHeaders } from '../../keys/usage.ts'
+import { getVerification } from '../../mail/contact.ts'
+import { VerificationId } from '../../mail/schema.ts'
 import { assertWebhooksAllowed } from '../../webhooks/endpoints.ts'
 import { addToWatchlist } from '../../webhooks/watchlist.ts'
 import type { AppEnv } from '../env.ts'
@@ -68,6 +70,23 @@ const doc: RouteDoc = {
 
 const EXAMPLE = '{"dot": "1000001", "reference": "LOAD-123"}'
 
+/** The account's contact verification a check names (400 malformed, 404 unknown: not billed). */
+function namedVerification(
+  db: Parameters<typeof getVerification>[0],
+  accountId: number,
+  id: string,
+) {
+  const v = getVerification(db, accountId, parseOr(VerificationId, id, 'invalid_request'))
+  return {
+    id: v.id,
+    dot_number: v.dot_number,
+    channel: v.channel,
+    sent_to: v.sent_to,
+    verified: v.status === 'verified',
+    verified_at: v.verified_at,
+  }
+}
+
 export const checksCreateEndpoint: Endpoint = {
   docs: [doc],
   routes: (deps) =>
@@ -82,7 +101,11 @@ export const checksCreateEndpoint: Endpoint = {
           )
         assertWebhooksAllowed(deps.db, caller.accountId, deps.clock().getTime())
       }
-      const { check, usage, meta } = await createCheck(deps, caller, req, c.get('requestId'))
+      const named =
+        req.contact_verification_id === undefined
+          ? null
+          : namedVerification(deps.db, caller.accountId, req.contact_verification_id)
+      const { check, usage, meta } = await createCheck(deps, caller, req, c.get('requestId'), named)
       if (req.watch)
         addToWatchlist(
           deps.db,
