@@ -88,14 +88,15 @@ describe('carrier-verify sync', () => {
     server.fail('inys-ebih', { kind: 'status', status: 500 })
     await cli('sync', 'run', 'motus')
     const text = await cli('sync', 'status')
-    expect(text.stdout).toMatch(/^serving: the mirror, census as of 2026-11-15$/m)
+    // the regulator's date: the fake portal's Last-Modified
+    expect(text.stdout).toMatch(/^serving: the mirror, census as of 2026-11-01$/m)
     const motusLine = text.stdout.split('\n').find((l) => l.startsWith('motus')) ?? ''
     expect(motusLine).toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\dZ inys-ebih: /)
     const json = JSON.parse((await cli('sync', 'status', '--json')).stdout) as {
       serving: unknown
       datasets: { dataset: string; last_error: { message: string } | null; error_summary: string }[]
     }
-    expect(json.serving).toMatchObject({ source: 'mirror', as_of: '2026-11-15' })
+    expect(json.serving).toMatchObject({ source: 'mirror', as_of: '2026-11-01' })
     const motus = json.datasets.find((d) => d.dataset === 'motus')
     expect(motus?.last_error?.message).toMatch(/^inys-ebih: /)
     expect(motus?.error_summary.length).toBeLessThanOrEqual(100)
@@ -157,16 +158,16 @@ describe('carrier-verify import while another run holds a dataset', () => {
       ttlMs: 60_000,
     })
     const dir = liveCensusDir()
-    const r = await cli('import', '--dir', dir, '--wait', '1')
+    const r = await cli('import', '--dir', dir, '--as-of', '2026-11-14', '--wait', '1')
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(
       /^census: another run holds this dataset \(process \d+ on .+\); waiting up to 1 s/,
     )
     expect(r.stderr).toContain(
-      `not imported: census; re-run: carrier-verify import --dir ${dir} --dataset census\n`,
+      `not imported: census; re-run: carrier-verify import --dir ${dir} --dataset census --as-of 2026-11-14\n`,
     )
     setTimeout(() => lease?.release(), 300)
-    const ok = await cli('import', '--dir', dir)
+    const ok = await cli('import', '--dir', dir, '--as-of', '2026-11-14')
     expect(ok.code).toBe(0)
     expect(ok.stdout).toMatch(/census\s+activated/)
   })
