@@ -23,6 +23,7 @@ import { checksListEndpoint } from './http/routes/checks-list.ts'
 import { checksOverrideEndpoint } from './http/routes/checks-override.ts'
 import { docsEndpoint } from './http/routes/docs.ts'
 import type { Endpoint } from './http/routes/endpoint.ts'
+import { homeEndpoint } from './http/routes/home.ts'
 import { opsEndpoint } from './http/routes/ops.ts'
 import { searchEndpoint } from './http/routes/search.ts'
 import { verifyEndpoint } from './http/routes/verify.ts'
@@ -44,7 +45,11 @@ const API_ENDPOINTS: readonly Endpoint[] = [
 ]
 
 /** Endpoints without a key, at the root: liveness, readiness, metrics, the API reference. */
-const OPEN_ENDPOINTS: readonly Endpoint[] = [opsEndpoint, docsEndpoint(() => ROUTE_DOCS)]
+const OPEN_ENDPOINTS: readonly Endpoint[] = [
+  homeEndpoint,
+  opsEndpoint,
+  docsEndpoint(() => ROUTE_DOCS),
+]
 
 /** Every documented route, for /openapi.json (a contract test checks it against app.routes). */
 export const ROUTE_DOCS: readonly RouteDoc[] = [...OPEN_ENDPOINTS, ...API_ENDPOINTS].flatMap(
