@@ -30,6 +30,8 @@ import {
   type RunTrigger,
 } from './run.ts'
 import { sourcesOf, type Source } from './sources.ts'
+import { isUnreachable, regulatorState } from './offline.ts'
+import { activeVersion } from '../db/versions.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
 import type { DatasetName } from '../db/names.ts'
 
@@ -384,5 +386,23 @@ export async function syncAll(
     datasets: specs.map((s) => s.name),
     parallel,
   })
+  logUnreachable(deps, results)
   return results
+}
+
+/** A sync that could not reach the portal logs the state in one sentence (the errors are in the runs). */
+function logUnreachable(deps: SyncDeps, results: readonly SyncResult[]): void {
+  if (!results.some((r) => r.status === 'failed' && isUnreachable(r.error))) return
+  const census =
+    activeVersion(deps.db, 'census', 'live') ?? activeVersion(deps.db, 'census', 'sample')
+  const serving = {
+    source: census
+      ? census.channel === 'live'
+        ? ('mirror' as const)
+        : ('sample' as const)
+      : ('none' as const),
+    as_of: census?.asOf ?? null,
+  }
+  const state = regulatorState(deps.db, deps.config, serving)
+  if (state.sentence) deps.log.warn({ since: state.since, url: state.url }, state.sentence)
 }
