@@ -38,7 +38,9 @@ describe('config', () => {
       const byDefault: unknown = schema.parse(undefined)
       const shown: unknown = schema.parse(value)
       if (JSON.stringify(shown) !== JSON.stringify(byDefault))
-        wrong.push(`${name}=${value} (the code's default: ${String(byDefault ?? '(unset)')})`)
+        wrong.push(
+          `${name}=${value} (the code's default: ${JSON.stringify(byDefault) ?? '(unset)'})`,
+        )
     }
     expect(wrong).toEqual([])
   })
