@@ -58,6 +58,7 @@ describe('carrier-verify sync', () => {
       'next_run',
       'last_mirror',
       'datasets',
+      'regulator',
     ])
     // no census yet and no sample: nothing serves; syncing is off in tests
     expect(overview).toMatchObject({
@@ -65,13 +66,19 @@ describe('carrier-verify sync', () => {
       sync_enabled: false,
       next_run: null,
       last_mirror: { updated_at: expect.any(String), checked_at: expect.any(String) },
+      regulator: { reachable: true, since: null, sentence: null },
     })
     const status = overview.datasets
     expect(status.map((s) => s.dataset)).toEqual(
       expect.arrayContaining(['census', 'legacy', 'motus']),
     )
     expect(status.find((s) => s.dataset === 'legacy')).toMatchObject({
-      active: { version: expect.any(Number), rows: 188, as_of: '2026-05-14' },
+      active: {
+        version: expect.any(Number),
+        rows: 188,
+        as_of: '2026-05-14',
+        imported_at: '2026-11-15T12:00:00.000Z', // the test clock
+      },
       last_run: { status: 'activated', trigger: 'cli' },
       last_error: null,
       running: false,
