@@ -25,6 +25,7 @@ import { contactVerificationsConfirmEndpoint } from './http/routes/contact-verif
 import { contactVerificationsCreateEndpoint } from './http/routes/contact-verifications-create.ts'
 import { docsEndpoint } from './http/routes/docs.ts'
 import type { Endpoint } from './http/routes/endpoint.ts'
+import { homeEndpoint } from './http/routes/home.ts'
 import { opsEndpoint } from './http/routes/ops.ts'
 import { searchEndpoint } from './http/routes/search.ts'
 import { equipmentEndpoint } from './http/routes/equipment.ts'
@@ -50,7 +51,11 @@ const API_ENDPOINTS: readonly Endpoint[] = [
 ]
 
 /** Endpoints without a key, at the root: liveness, readiness, metrics, the API reference. */
-const OPEN_ENDPOINTS: readonly Endpoint[] = [opsEndpoint, docsEndpoint(() => ROUTE_DOCS)]
+const OPEN_ENDPOINTS: readonly Endpoint[] = [
+  homeEndpoint,
+  opsEndpoint,
+  docsEndpoint(() => ROUTE_DOCS),
+]
 
 /** Every documented route, for /openapi.json (a contract test checks it against app.routes). */
 export const ROUTE_DOCS: readonly RouteDoc[] = [...OPEN_ENDPOINTS, ...API_ENDPOINTS].flatMap(

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { describe, expect, test } from 'vitest'
+import { parse as parseYaml } from 'yaml'
 import { ConfigError, defaultRecordWorkers, Env, loadConfig } from './config.ts'
 
 describe('config', () => {
@@ -23,6 +24,35 @@ describe('config', () => {
     expect(c.port).toBe(3000)
     expect(c.sync.enabled).toBe(true)
     expect(c.crosscheck.webKey).toBeNull()
+  })
+
+  test('.env.example shows every default the code uses (no drift)', () => {
+    const lines = readFileSync('.env.example', 'utf8')
+      .split('\n')
+      .filter((l) => /^[A-Z_]+=/.test(l))
+    const wrong: string[] = []
+    for (const l of lines) {
+      const name = l.slice(0, l.indexOf('=')) as keyof typeof Env.shape
+      const value = l.slice(l.indexOf('=') + 1)
+      const schema = Env.shape[name]
+      const byDefault: unknown = schema.parse(undefined)
+      const shown: unknown = schema.parse(value)
+      if (JSON.stringify(shown) !== JSON.stringify(byDefault))
+        wrong.push(
+          `${name}=${value} (the code's default: ${JSON.stringify(byDefault) ?? '(unset)'})`,
+        )
+    }
+    expect(wrong).toEqual([])
+  })
+
+  test('compose.yaml passes the whole .env into the container', () => {
+    const compose = parseYaml(readFileSync('compose.yaml', 'utf8')) as {
+      services: { api: { env_file: { path: string }[]; environment: Record<string, string> } }
+    }
+    const api = compose.services.api
+    expect(api.env_file.map((f) => f.path)).toEqual(['.env'])
+    // only what the image fixes; every other variable comes from .env as documented once
+    expect(Object.keys(api.environment).sort()).toEqual(['DATA_DIR', 'PORT'])
   })
 
   test('defaults', () => {

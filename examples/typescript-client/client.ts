@@ -56,6 +56,7 @@ export async function tour(
     calls.push({ operationId, status: r.response.status })
   const { dot, mc, vin, plate } = company
 
+  seen('home', await api.GET('/', { headers: { accept: 'application/json' } }))
   seen('healthz', await api.GET('/healthz'))
   seen('readyz', await api.GET('/readyz'))
   seen('metrics', await api.GET('/metrics', { parseAs: 'text' }))

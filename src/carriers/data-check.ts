@@ -97,7 +97,7 @@ export function dataReasons(deps: DataCheckDeps, view: DataView): string[] {
       continue
     }
     if (view.source !== 'mirror' || req.freshness === 'frozen') continue
-    const at = confirmedAt(deps.db, req.name, ds.activatedAt)
+    const at = confirmedAt(deps.db, req.name, ds.confirmedAt ?? ds.activatedAt)
     if (at === null || deps.now - at > limitMs) {
       reasons.push(`dataset_stale:${req.name}`)
       stale = true

@@ -2,7 +2,10 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { z } from 'zod'
 import { pipelineDeps } from '../deps.ts'
-import { importDir } from '../sync/pipeline.ts'
+import { filesInDir, importDir } from '../sync/pipeline.ts'
+import { importMirror, type RefusedFile } from '../sync/import.ts'
+import { isoDate } from '../clock.ts'
+import type { LeaseHolder } from '../db/leases.ts'
 import { checksOnChange } from '../checks/monitor.ts'
 import { watchOnActivation } from '../webhooks/monitor.ts'
 import { DATASET_NAMES } from '../db/names.ts'
@@ -15,15 +18,17 @@ const DEFAULT_WAIT_S = 1800
 export const dataCommands: CommandSpec[] = [
   {
     name: 'import',
-    usage: 'import --dir PATH [--dataset NAME ...] [--sample] [--wait SECONDS] [--json]',
+    usage:
+      'import --dir PATH [--as-of YYYY-MM-DD] [--dataset NAME ...] [--sample] [--wait SECONDS] [--json]',
     summary:
-      'build datasets from files named by dataset id (<id>.csv) in a directory (air-gapped networks)',
+      'build datasets from files named by dataset id (<id>.csv) in a directory (air-gapped networks), verified as a sync is',
     async run(argv, ctx) {
       const { values } = parse(argv, {
         dir: { type: 'string' },
         dataset: { type: 'string', multiple: true },
         sample: { type: 'boolean' },
         wait: { type: 'string' },
+        'as-of': { type: 'string' },
         json: { type: 'boolean' },
       })
       if (!values.dir) throw new UsageError('--dir is required')
@@ -37,31 +42,45 @@ export const dataCommands: CommandSpec[] = [
         values.wait ?? DEFAULT_WAIT_S,
       )
       const deps = ctx.deps()
+      const asOf = asOfArg(values['as-of'], isoDate(deps.clock()))
       let lastDraw = 0
       const runDeps = {
         ...pipelineDeps(deps),
         onActivated: watchOnActivation({ ...deps, annotate: checksOnChange(deps) }),
       }
-      const results = await importDir(runDeps, dir, {
-        channel: values.sample ? 'sample' : 'live',
-        trigger: 'cli',
+      const run = {
+        trigger: 'cli' as const,
         signal: ctx.signal,
         only,
         waitMs: waitS * 1000,
-        onWait: (dataset, h) =>
+        onWait: (dataset: string, h: LeaseHolder | null) =>
           ctx.io.stderr(
             `${dataset}: another run holds this dataset${h?.pid ? ` (process ${h.pid} on ${h.host ?? '?'})` : ''}; waiting up to ${waitS} s for it to finish…\n`,
           ),
-        onProgress: (p) => {
+        onProgress: (p: { dataset: string; file: string; rows: number }) => {
           const now = Date.now()
           if (!ctx.io.isTTY || now - lastDraw < 250) return
           lastDraw = now
           ctx.io.stderr(`\r\x1b[2K${p.dataset} ${p.file}: ${p.rows.toLocaleString('en-US')} rows`)
         },
-      })
+      }
+      const { results, refused } = values.sample
+        ? {
+            results: await importDir(runDeps, dir, { ...run, channel: 'sample', asOf }),
+            refused: [],
+          }
+        : await importMirror(runDeps, dir, {
+            ...run,
+            asOf,
+            sampleDir: deps.config.paths.sample,
+            oosMinRows: deps.config.sync.oosMinRows,
+          })
       if (ctx.io.isTTY) ctx.io.stderr('\r\x1b[2K')
-      if (results.length === 0)
+      for (const line of refusedLines(dir, refused)) ctx.io.stderr(`refused: ${line}\n`)
+      if (results.length === 0) {
+        if (refused.length) return 1
         throw new Error(`no known dataset files in ${dir} (expected files such as az4n-8mr2.csv)`)
+      }
       const rows = results.map((r) => ({
         dataset: r.dataset,
         status: r.status,
@@ -78,10 +97,10 @@ export const dataCommands: CommandSpec[] = [
         .map((r) => r.dataset)
       if (again.length)
         ctx.io.stderr(
-          `not imported: ${again.join(', ')}; re-run: carrier-verify import --dir ${dir} ${again.map((d) => `--dataset ${d}`).join(' ')}${values.sample ? ' --sample' : ''}\n`,
+          `not imported: ${again.join(', ')}; re-run: carrier-verify import --dir ${dir} ${again.map((d) => `--dataset ${d}`).join(' ')}${asOf ? ` --as-of ${asOf}` : ''}${values.sample ? ' --sample' : ''}\n`,
         )
       if (ctx.signal.aborted) return 130
-      return results.every((r) => r.status === 'activated') ? 0 : 1
+      return results.every((r) => r.status === 'activated') && refused.length === 0 ? 0 : 1
     },
   },
   {
@@ -106,3 +125,28 @@ export const dataCommands: CommandSpec[] = [
     },
   },
 ]
+
+/** `--as-of YYYY-MM-DD`: a real calendar date, not in the future. */
+function asOfArg(value: string | undefined, today: string): string | undefined {
+  if (value === undefined) return undefined
+  const d = validateArgs(
+    z.iso.date({ message: `--as-of must be a date YYYY-MM-DD (got "${value}")` }),
+    value,
+  )
+  if (d > today)
+    throw new UsageError(
+      `--as-of ${d} is in the future (today is ${today}): give the date the files were published`,
+    )
+  return d
+}
+
+/** One line per refused file; a folder of nothing but the bundled sample gets one line. */
+function refusedLines(dir: string, refused: readonly RefusedFile[]): string[] {
+  if (refused.length === 0) return []
+  const all = refused.length === filesInDir(dir).size
+  if (all && refused.length > 1)
+    return [
+      `${dir} holds the bundled sample files (fictitious companies), not the regulator's; not imported as mirror data (\`import --dir ${dir} --sample\` rebuilds the sandbox sample)`,
+    ]
+  return refused.map((r) => `${r.file} ${r.reason}`)
+}

@@ -58,6 +58,7 @@ describe('carrier-verify sync', () => {
       'next_run',
       'last_mirror',
       'datasets',
+      'regulator',
     ])
     // no census yet and no sample: nothing serves; syncing is off in tests
     expect(overview).toMatchObject({
@@ -65,13 +66,19 @@ describe('carrier-verify sync', () => {
       sync_enabled: false,
       next_run: null,
       last_mirror: { updated_at: expect.any(String), checked_at: expect.any(String) },
+      regulator: { reachable: true, since: null, sentence: null },
     })
     const status = overview.datasets
     expect(status.map((s) => s.dataset)).toEqual(
       expect.arrayContaining(['census', 'legacy', 'motus']),
     )
     expect(status.find((s) => s.dataset === 'legacy')).toMatchObject({
-      active: { version: expect.any(Number), rows: 188, as_of: '2026-05-14' },
+      active: {
+        version: expect.any(Number),
+        rows: 188,
+        as_of: '2026-05-14',
+        imported_at: '2026-11-15T12:00:00.000Z', // the test clock
+      },
       last_run: { status: 'activated', trigger: 'cli' },
       last_error: null,
       running: false,
@@ -88,14 +95,15 @@ describe('carrier-verify sync', () => {
     server.fail('inys-ebih', { kind: 'status', status: 500 })
     await cli('sync', 'run', 'motus')
     const text = await cli('sync', 'status')
-    expect(text.stdout).toMatch(/^serving: the mirror, census as of 2026-11-15$/m)
+    // the regulator's date: the fake portal's Last-Modified
+    expect(text.stdout).toMatch(/^serving: the mirror, census as of 2026-11-01$/m)
     const motusLine = text.stdout.split('\n').find((l) => l.startsWith('motus')) ?? ''
     expect(motusLine).toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\dZ inys-ebih: /)
     const json = JSON.parse((await cli('sync', 'status', '--json')).stdout) as {
       serving: unknown
       datasets: { dataset: string; last_error: { message: string } | null; error_summary: string }[]
     }
-    expect(json.serving).toMatchObject({ source: 'mirror', as_of: '2026-11-15' })
+    expect(json.serving).toMatchObject({ source: 'mirror', as_of: '2026-11-01' })
     const motus = json.datasets.find((d) => d.dataset === 'motus')
     expect(motus?.last_error?.message).toMatch(/^inys-ebih: /)
     expect(motus?.error_summary.length).toBeLessThanOrEqual(100)
@@ -157,16 +165,16 @@ describe('carrier-verify import while another run holds a dataset', () => {
       ttlMs: 60_000,
     })
     const dir = liveCensusDir()
-    const r = await cli('import', '--dir', dir, '--wait', '1')
+    const r = await cli('import', '--dir', dir, '--as-of', '2026-11-14', '--wait', '1')
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(
       /^census: another run holds this dataset \(process \d+ on .+\); waiting up to 1 s/,
     )
     expect(r.stderr).toContain(
-      `not imported: census; re-run: carrier-verify import --dir ${dir} --dataset census\n`,
+      `not imported: census; re-run: carrier-verify import --dir ${dir} --dataset census --as-of 2026-11-14\n`,
     )
     setTimeout(() => lease?.release(), 300)
-    const ok = await cli('import', '--dir', dir)
+    const ok = await cli('import', '--dir', dir, '--as-of', '2026-11-14')
     expect(ok.code).toBe(0)
     expect(ok.stdout).toMatch(/census\s+activated/)
   })

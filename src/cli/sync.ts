@@ -1,6 +1,7 @@
 /** `sync run`, `sync status`, `sync rollback`: the mirror from the command line (also while a server runs). */
 import { z } from 'zod'
 import { rollbackDataset } from '../sync/rollback.ts'
+import { isUnreachable } from '../sync/offline.ts'
 import { syncOverview, type SyncOverview } from '../sync/status.ts'
 import { mailStatus, mailStatusLine } from '../mail/status.ts'
 import { syncAll } from '../sync/sync.ts'
@@ -65,11 +66,11 @@ export const syncCommands: CommandSpec[] = [
   },
   {
     name: 'sync status',
-    usage: 'sync status [--json]',
+    usage: 'sync status [--verbose] [--json]',
     summary:
       'what serves now (mirror or sample, as-of), the next scheduled run, and per dataset: version, rows, last attempt, error',
     async run(argv, ctx) {
-      const { values } = parse(argv, { json: { type: 'boolean' } })
+      const { values } = parse(argv, { json: { type: 'boolean' }, verbose: { type: 'boolean' } })
       const status = syncOverview(ctx.deps())
       if (values.json) {
         ctx.io.stdout(json(status))
@@ -91,11 +92,16 @@ export const syncCommands: CommandSpec[] = [
             next_run: s.next_run,
             running: s.running ? 'yes' : 'no',
             error: s.last_error
-              ? `${s.last_error.at.slice(0, 16)}Z ${s.error_summary ?? ''}`
+              ? `${s.last_error.at.slice(0, 16)}Z ${isUnreachable(s.last_error.message) ? 'the portal cannot be reached' : (s.error_summary ?? '')}`
               : null,
           })),
         ),
       )
+      const errors = status.datasets.filter((s) => s.last_error)
+      if (values.verbose)
+        for (const s of errors)
+          ctx.io.stdout(`\n${s.dataset} (${s.last_error?.at}):\n  ${s.last_error?.message}\n`)
+      else if (errors.length) ctx.io.stdout('\n(full errors: sync status --verbose)\n')
       return 0
     },
   },
@@ -134,5 +140,6 @@ function overviewLines(s: SyncOverview): string {
   const last = s.last_mirror
     ? `last mirror update: ${s.last_mirror.updated_at ?? 'never'}; last checked: ${s.last_mirror.checked_at ?? 'never'}${s.last_mirror.last_sync ? `; last sync of ${s.last_mirror.last_sync.datasets.length} datasets took ${s.last_mirror.last_sync.seconds} s (${s.last_mirror.last_sync.parallel} downloads at once)` : ''}`
     : 'last mirror update: never'
-  return [serving, sync, last, ''].join('\n')
+  const offline = s.regulator.sentence ? [s.regulator.sentence] : []
+  return [...offline, serving, sync, last, ''].join('\n')
 }

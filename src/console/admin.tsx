@@ -359,34 +359,36 @@ export function adminRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
         <p class="muted">
           The newest 300 entries; all of them with <code>carrier-verify audit --json</code>.
         </p>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">When (UTC)</th>
-              <th scope="col">Who</th>
-              <th scope="col">What</th>
-              <th scope="col">Account</th>
-              <th scope="col">Target</th>
-              <th scope="col">Address</th>
-              <th scope="col">Detail</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
+        <div class="scroll">
+          <table class="audit">
+            <thead>
               <tr>
-                <td>{r.at.replace('T', ' ').slice(0, 19)}</td>
-                <td>{r.actor}</td>
-                <td>{r.action}</td>
-                <td>{r.account_id ?? '—'}</td>
-                <td>{r.target ?? '—'}</td>
-                <td>{r.address ?? '—'}</td>
-                <td>
-                  <code>{r.detail ? JSON.stringify(r.detail) : ''}</code>
-                </td>
+                <th scope="col">When (UTC)</th>
+                <th scope="col">Who</th>
+                <th scope="col">What</th>
+                <th scope="col">Account</th>
+                <th scope="col">Target</th>
+                <th scope="col">Address</th>
+                <th scope="col">Detail</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {rows.map((r) => (
+                <tr>
+                  <td>{r.at.replace('T', ' ').slice(0, 19)}</td>
+                  <td>{r.actor}</td>
+                  <td>{r.action}</td>
+                  <td>{r.account_id ?? '—'}</td>
+                  <td>{r.target ?? '—'}</td>
+                  <td>{r.address ?? '—'}</td>
+                  <td>
+                    <code class="detail">{r.detail ? JSON.stringify(r.detail) : ''}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       </Layout>,
     )
   })

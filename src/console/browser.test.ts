@@ -198,6 +198,40 @@ describe.runIf(available)('console in chromium', () => {
     await page.getByText('2 added').waitFor()
   })
 
+  test('member: a bad watchlist line keeps the box; the badge says why; the score names its base; a bad checks filter is inline', async () => {
+    // one bad line: the good lines are added, the bad one stays in the box, named
+    await page.goto(`${base}/console/accounts/${acme}/watchlist`)
+    const many = Array.from({ length: 60 }, (_, i) => String(1_000_010 + i))
+    await page.getByLabel(/USDOT numbers to watch/).fill(['1000003', '12x45', ...many].join('\n'))
+    await page.getByRole('button', { name: 'Add to watchlist' }).click()
+    await page.getByText('61 added').waitFor()
+    await page.getByText('Not a USDOT number, not added: line 2 "12x45"').waitFor()
+    expect(await page.getByLabel(/USDOT numbers to watch/).inputValue()).toBe('12x45')
+    await shot('watchlist-bad-line')
+
+    // a company failing a gate: "not verified" says why; the factors name their base
+    await page.goto(`${base}/console/accounts/${acme}/lookup`)
+    await page.getByLabel('USDOT number').fill('1000006')
+    await page.getByRole('button', { name: 'Look up' }).click()
+    await page.getByText('Factors and their evidence').waitFor()
+    const why = (await page.locator('#unverified-why').textContent()) ?? ''
+    expect(why).toMatch(/^why: a hard gate failed \(/)
+    const baseLine = (await page.locator('#score-base').textContent()) ?? ''
+    expect(baseLine).toMatch(
+      /^The factors below add to a neutral base of 78 points \(per component: authority 24 → \d+ of 30/,
+    )
+    await shot('lookup-unverified')
+
+    // a bad filter on the Checks page: the page and its form stay, the message is beside them
+    await page.goto(`${base}/console/accounts/${acme}/checks?dot=abc`)
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain('Checks of Acme')
+    expect(await page.locator('#check-dot-error').textContent()).toBe(
+      '"abc" is not a USDOT number: a USDOT number has 1 to 8 digits.',
+    )
+    expect(await page.getByText('Something went wrong').count()).toBe(0)
+    await shot('checks-bad-filter')
+  })
+
   test('admin: accounts, data mirror, audit log', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.waitForURL(/sign-in/)
@@ -210,6 +244,13 @@ describe.runIf(available)('console in chromium', () => {
     await shot('data-mirror')
     await page.getByRole('link', { name: 'Audit log' }).click()
     await page.getByText('key.revoke').first().waitFor()
+    // the long watchlist detail wraps: nothing overflows the page sideways
+    await page.getByText('watchlist.add').first().waitFor()
+    expect(
+      await page.evaluate(
+        'document.documentElement.scrollWidth <= document.documentElement.clientWidth',
+      ),
+    ).toBe(true)
     await shot('audit')
     const revoke = listAudit(ctx.deps.db).find((e) => e.action === 'key.revoke')
     expect(revoke).toMatchObject({
@@ -217,5 +258,43 @@ describe.runIf(available)('console in chromium', () => {
       account_id: acme,
       address: '127.0.0.1',
     })
+  })
+
+  test('a live key while the mirror has no census: its type does not say "mirror data"', async () => {
+    const own = await createTestContext({ sampleDir: 'data/sample' })
+    const user = createUser(
+      own.deps.db,
+      {
+        email: 'ops@initech.example',
+        role: 'member',
+        accountId: own.account('starter').account.id,
+      },
+      own.clock().getTime(),
+    )
+    await setPassword(own.deps.db, user.id, PASSWORD)
+    const srv = await new Promise<ServerType>((resolve) => {
+      const s = serve({ fetch: own.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s))
+    })
+    try {
+      const url = `http://127.0.0.1:${(srv.address() as AddressInfo).port}`
+      const p = await (
+        await browser.newContext({ viewport: { width: 1280, height: 860 } })
+      ).newPage()
+      await p.goto(`${url}/console/sign-in`)
+      await p.getByLabel('E-mail').fill('ops@initech.example')
+      await p.getByLabel('Password').fill(PASSWORD)
+      await p.getByRole('button', { name: 'Sign in' }).click()
+      await p.waitForURL(/\/console\/accounts/)
+      await p.getByRole('link', { name: 'API keys' }).click()
+      const live = (await p.locator('#key-mode option[value="live"]').textContent()) ?? ''
+      expect(live).toBe(
+        'live (billed; answers the bundled SAMPLE data until the mirror has a census)',
+      )
+      expect(live).not.toContain('mirror data')
+      await p.screenshot({ path: `${SHOTS}/keys-on-sample.png`, fullPage: true })
+    } finally {
+      await new Promise<void>((r) => srv.close(() => r()))
+      own.close()
+    }
   })
 })

@@ -2,7 +2,6 @@
 import type { Hono } from 'hono'
 import { CheckListQuery, listChecks } from '../checks/list.ts'
 import type { Deps } from '../deps.ts'
-import { AppError } from '../errors.ts'
 import { accountNav } from './account.tsx'
 import type { ConsoleEnv } from './env.ts'
 import { accountOf, sessionOf } from './guard.ts'
@@ -16,8 +15,15 @@ export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
     const base = `/console/accounts/${account.id}/checks`
     const dot = c.req.query('dot')?.trim() || undefined
     const q = CheckListQuery.safeParse({ dot, cursor: c.req.query('cursor'), limit: '50' })
-    if (!q.success) throw new AppError('invalid_request', 'A USDOT number has 1 to 8 digits')
-    const list = listChecks(deps.db, account.id, q.data)
+    // a bad filter is named beside the field, with the form kept (not a whole error page)
+    const bad = q.success
+      ? null
+      : q.error.issues.some((i) => i.path[0] === 'dot')
+        ? `"${(dot ?? '').slice(0, 20)}" is not a USDOT number: a USDOT number has 1 to 8 digits.`
+        : 'This page link is out of date (bad cursor): start again from the first page.'
+    const list = q.success
+      ? listChecks(deps.db, account.id, q.data)
+      : { checks: [], next_cursor: null }
     return c.html(
       <Layout
         title={`Checks · ${account.name}`}
@@ -36,11 +42,22 @@ export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
           <div>
             <label for="check-dot">USDOT number</label>
             <br />
-            <input id="check-dot" name="dot" inputmode="numeric" value={dot ?? ''} />
+            <input
+              id="check-dot"
+              name="dot"
+              inputmode="numeric"
+              value={dot ?? ''}
+              aria-invalid={bad ? 'true' : undefined}
+              aria-describedby={bad ? 'check-dot-error' : undefined}
+            />
           </div>
           <button type="submit">Filter</button>
         </form>
-        {list.checks.length === 0 ? (
+        {bad ? (
+          <p id="check-dot-error" class="flash error" role="alert">
+            {bad}
+          </p>
+        ) : list.checks.length === 0 ? (
           <p class="muted">No checks{dot ? ` for USDOT ${dot}` : ''}.</p>
         ) : (
           <table>

@@ -5,7 +5,8 @@
 import type { Hono } from 'hono'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
-import { syncStatus } from '../sync/status.ts'
+import { isUnreachable } from '../sync/offline.ts'
+import { syncOverview } from '../sync/status.ts'
 import { syncAll, type SyncProgress } from '../sync/sync.ts'
 import { setFlash } from '../users/sessions.ts'
 import { watchOnActivation } from '../webhooks/monitor.ts'
@@ -53,7 +54,8 @@ export function dataRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
 
   app.get('/admin/data', (c) => {
     const session = requireAdmin(c)
-    const status = syncStatus(deps)
+    const overview = syncOverview(deps)
+    const status = overview.datasets
     const history = deps.db
       .prepare(
         `SELECT id, dataset, trigger, status, started_at AS startedAt, finished_at AS finishedAt, error
@@ -73,6 +75,11 @@ export function dataRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
     return c.html(
       <Layout title="Data mirror" nonce={c.get('nonce')} session={session} flash={c.get('flash')}>
         <h1>Data mirror</h1>
+        {overview.regulator.sentence ? (
+          <p class="flash error" role="status" id="regulator-offline">
+            {overview.regulator.sentence}
+          </p>
+        ) : null}
         <table>
           <caption class="visually-hidden">Datasets</caption>
           <thead>
@@ -115,7 +122,17 @@ export function dataRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
                   )}
                 </td>
                 <td>
-                  {d.last_error ? <span class="badge bad">{d.last_error.message}</span> : '—'}
+                  {d.last_error ? (
+                    isUnreachable(d.last_error.message) ? (
+                      <span class="badge bad" title={d.last_error.message}>
+                        the portal cannot be reached
+                      </span>
+                    ) : (
+                      <span class="badge bad">{d.last_error.message}</span>
+                    )
+                  ) : (
+                    '—'
+                  )}
                 </td>
                 <td>{d.cron ?? 'sync disabled'}</td>
               </tr>

@@ -82,7 +82,11 @@ function KeysPage(props: {
           <label for="key-mode">Kind</label>
           <br />
           <select id="key-mode" name="mode">
-            <option value="live">live (billed, mirror data)</option>
+            <option value="live">
+              {props.deps.datasets.view('live').source === 'mirror'
+                ? 'live (billed, mirror data)'
+                : 'live (billed; answers the bundled SAMPLE data until the mirror has a census)'}
+            </option>
             <option value="test">sandbox (never billed, sample data)</option>
           </select>
         </div>

@@ -44,6 +44,7 @@ svg.chart{max-width:100%;height:auto;border:1px solid var(--line);border-radius:
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 .skip{position:absolute;left:-999px;top:0;background:#fff;color:var(--accent);padding:.4rem .8rem;z-index:10}.skip:focus{left:.5rem}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.scroll{max-width:100%;overflow-x:auto}code.detail{white-space:pre-wrap;overflow-wrap:anywhere;word-break:break-word}
 `
 
 export interface NavItem {

@@ -9,6 +9,7 @@ import { HOUR, isoDate } from '../clock.ts'
 import { getCompanyRecord, type CompanyRecord } from '../carriers/record.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
+import { WEIGHTS } from '../trust/policy.ts'
 import { RateLimiter } from '../users/rate-limit.ts'
 import { accountNav } from './account.tsx'
 import type { ConsoleEnv } from './env.ts'
@@ -39,6 +40,33 @@ function Facts(props: { rows: [string, Scalar][] }) {
       ))}
     </dl>
   )
+}
+
+/** `trust.unverified_reasons` in words (docs/trust-score.md "Verified"). */
+function reasonInWords(reason: string): string {
+  const [kind, what] = reason.split(':', 2)
+  if (reason === 'sample_data') return 'the bundled sample data answered (fictitious companies)'
+  if (reason === 'data_stale') return 'the data is not confirmed current'
+  if (kind === 'dataset_missing') return `the ${what ?? '?'} data is not loaded`
+  if (kind === 'dataset_stale')
+    return `the ${what ?? '?'} data is older than its freshness limit (DATASET_MAX_AGE_HOURS)`
+  if (kind === 'gate') return `a hard gate failed (${what ?? '?'})`
+  return reason
+}
+
+/**
+ * What the factors add to: each component starts at a neutral base and the factors move it,
+ * within 0 and the component's maximum; the gates then cap the total.
+ */
+function baseLine(components: Record<string, number> | null): string {
+  if (!components) return ''
+  const weights = 'safety' in components ? WEIGHTS.carrier : WEIGHTS.broker
+  const parts = Object.entries(components).map(([name, points]) => {
+    const w = weights[name as keyof typeof weights]
+    return w ? `${name} ${w.base} → ${points} of ${w.max}` : `${name} ${points}`
+  })
+  const base = Object.values(weights).reduce((n, w) => n + w.base, 0)
+  return `The factors below add to a neutral base of ${base} points (per component: ${parts.join(', ')}); each component stays within 0 and its maximum, and a gate caps the total.`
 }
 
 function RecordView(props: { r: CompanyRecord }) {
@@ -75,6 +103,11 @@ function RecordView(props: { r: CompanyRecord }) {
         <span class={`badge ${t.trust_verified ? 'ok' : 'warn'}`}>
           {t.trust_verified ? 'verified' : 'not verified'}
         </span>{' '}
+        {t.trust_verified ? null : (
+          <span id="unverified-why">
+            why: {t.unverified_reasons.map(reasonInWords).join('; ') || 'unknown'}.{' '}
+          </span>
+        )}
         <span class="muted">method {t.version ?? '—'}</span>
       </p>
       {t.gates.length ? (
@@ -93,6 +126,9 @@ function RecordView(props: { r: CompanyRecord }) {
           </ul>
         </>
       ) : null}
+      <p id="score-base" class="muted">
+        {baseLine(t.components)}
+      </p>
       <table>
         <caption>Factors and their evidence</caption>
         <thead>

@@ -178,6 +178,10 @@ function WatchlistPage(props: {
   session: Session
   nonce: string
   flash: string | null
+  /** the lines that were not added, named (shown above the form) */
+  error?: string | null
+  /** what the box holds again: the lines that were not added, to fix and send again */
+  kept?: string
 }) {
   const { account, session, deps } = props
   const base = `/console/accounts/${account.id}/watchlist`
@@ -188,6 +192,7 @@ function WatchlistPage(props: {
       nonce={props.nonce}
       session={session}
       flash={props.flash}
+      error={props.error ?? null}
       nav={accountNav(account.id)}
       current={base}
     >
@@ -201,7 +206,15 @@ function WatchlistPage(props: {
         <label for="dots">
           USDOT numbers to watch <span class="hint">(one per line, or separated by commas)</span>
         </label>
-        <textarea id="dots" name="dots" rows={4} required />
+        <textarea
+          id="dots"
+          name="dots"
+          rows={4}
+          required
+          aria-invalid={props.kept ? 'true' : undefined}
+        >
+          {props.kept ?? ''}
+        </textarea>
         <div>
           <button type="submit">Add to watchlist</button>
         </div>
@@ -334,15 +347,37 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
   )
   app.post('/accounts/:id/watchlist', async (c) => {
     const account = accountOf(c, deps)
-    const { dots, invalid } = parseDotList((await field(c, 'dots')).replace(/,/g, '\n'))
-    if (invalid.length)
-      throw new AppError(
-        'invalid_request',
-        `Not a USDOT number: ${invalid
-          .slice(0, 5)
-          .map((i) => `line ${i.line} (${i.reason})`)
-          .join(', ')}`,
+    const text = (await field(c, 'dots')).replace(/,/g, '\n')
+    const { dots, invalid } = parseDotList(text)
+    if (invalid.length) {
+      // the good lines are added; the bad ones stay in the box, named, to fix and send again
+      const lines = text.split(/\r?\n/)
+      const r = dots.length
+        ? addToWatchlist(deps.db, account.id, dots, deps.clock().getTime())
+        : null
+      if (r)
+        audit(c, deps, 'watchlist.add', {
+          accountId: account.id,
+          detail: { dots: dots.slice(0, 100), added: r.added },
+        })
+      const named = invalid
+        .slice(0, 5)
+        .map((i) => `line ${i.line} "${i.value}" (${i.reason})`)
+        .join(', ')
+      const more = invalid.length > 5 ? ` and ${invalid.length - 5} more` : ''
+      return c.html(
+        <WatchlistPage
+          deps={deps}
+          account={account}
+          session={sessionOf(c)}
+          nonce={c.get('nonce')}
+          flash={r ? `${r.added} added, ${r.alreadyWatched} already watched.` : null}
+          error={`Not a USDOT number, not added: ${named}${more}. Fix ${invalid.length === 1 ? 'it' : 'them'} below and add again.`}
+          kept={invalid.map((i) => lines[i.line - 1] ?? i.value).join('\n')}
+        />,
+        r ? 200 : 400,
       )
+    }
     if (dots.length === 0) throw new AppError('invalid_request', 'Give at least one USDOT number')
     const r = addToWatchlist(deps.db, account.id, dots, deps.clock().getTime())
     audit(c, deps, 'watchlist.add', {

@@ -14,6 +14,11 @@ export interface ActiveDataset {
   readonly versionId: number
   readonly asOf: string | null
   readonly activatedAt: number | null
+  /**
+   * when the regulator last vouched for the data (ms): a download's activation, an imported
+   * file's own date; null where unknown (then its activation counts)
+   */
+  readonly confirmedAt: number | null
   /** the file, absolute */
   readonly path: string
   readonly db: Sqlite
@@ -55,6 +60,7 @@ export function openActive(
   asOf: string | null,
   activatedAt: number | null,
   cacheKib = defaultCacheKib(name),
+  confirmedAt: number | null = null,
 ): ActiveDataset {
   const db = openSqlite(path, 'readonly', cacheKib)
   // A dataset file is written once, by its build, before it is activated (ingest/build.ts), and
@@ -71,6 +77,7 @@ export function openActive(
     versionId,
     asOf,
     activatedAt,
+    confirmedAt,
     path,
     db,
     stmt(sql) {
@@ -132,6 +139,7 @@ export class DatasetRegistry {
           v.asOf,
           v.activatedAt,
           this.cacheKib(v.dataset),
+          v.confirmedAt,
         )
         this.open.set(key, next)
         cur?.db.close()

@@ -130,12 +130,22 @@ export const datasetVersions = sqliteTable(
     rejectSamples: text(),
     /** JSON: per source file {id, url, etag, lastModified, sha256, bytes, rows, rejects} */
     files: text(),
-    /** YYYY-MM-DD: the date the data describes (download day, or a frozen file's freeze date) */
+    /**
+     * YYYY-MM-DD: the regulator's date of the data (the portal's Last-Modified of a download, the
+     * file's own date of an import, a frozen file's freeze date)
+     */
     asOf: text(),
     createdAt: ts().notNull(),
     finishedAt: ts(),
     activatedAt: ts(),
     error: text(),
+    /** when the data arrived (the run that built it finished); a rollback does not change it */
+    importedAt: ts(),
+    /**
+     * when the regulator last vouched for the data: the activation of a download, the file's own
+     * date of an import (the freshness limit of trust_verified is measured from it)
+     */
+    confirmedAt: ts(),
   },
   (t) => [
     index('dataset_versions_active').on(t.dataset, t.channel, t.status),

@@ -18,6 +18,10 @@ export interface VersionRow {
   activatedAt: number | null
   error: string | null
   files: string | null
+  /** when the data arrived (ms); null on rows older than the column */
+  importedAt: number | null
+  /** when the regulator last vouched for the data (ms): a download's activation, an import's file date */
+  confirmedAt: number | null
 }
 
 /** A version that just became the active one of its dataset channel (what a dataset run tells). */
@@ -32,7 +36,7 @@ export interface Activation {
 }
 
 const COLS = `id, dataset, channel, status, path, rows, rejects, as_of AS asOf, created_at AS createdAt,
-  activated_at AS activatedAt, error, files`
+  activated_at AS activatedAt, error, files, imported_at AS importedAt, confirmed_at AS confirmedAt`
 
 /** How many superseded versions keep their files (for rollback); older ones are deleted. */
 export const KEEP_PREVIOUS = 1
@@ -93,6 +97,8 @@ export function createVersion(
     activatedAt: null,
     error: null,
     files: null,
+    importedAt: null,
+    confirmedAt: null,
   }
 }
 
@@ -104,18 +110,21 @@ export function failVersion(db: Sqlite, id: number, error: string, clock: Clock)
 
 /**
  * Makes a built version the active one in one transaction (the previous one becomes superseded),
- * runs `alsoInTx` inside the same transaction (outbox events), then prunes old files.
+ * runs `alsoInTx` inside the same transaction (outbox events), then prunes old files. The data
+ * arrives now (`imported_at`); the regulator vouched for it at `confirmedAt` (default: now, a
+ * download; an import passes its file's own date).
  */
 export function activateVersion(
   db: Sqlite,
   dataDir: string,
   version: VersionRow,
   stats: BuildStats,
-  files: unknown,
+  files: { facts: unknown; confirmedAt?: number | null },
   clock: Clock,
   alsoInTx?: (previous: VersionRow | null) => void,
 ): void {
   const now = clock().getTime()
+  const confirmedAt = Math.min(files.confirmedAt ?? now, now)
   const tx = db.transaction(() => {
     const previous = activeVersion(db, version.dataset, version.channel)
     db.prepare(
@@ -123,14 +132,16 @@ export function activateVersion(
     ).run(version.dataset, version.channel)
     db.prepare(
       `UPDATE dataset_versions SET status = 'active', rows = ?, rejects = ?, reject_samples = ?, files = ?,
-         finished_at = ?, activated_at = ? WHERE id = ?`,
+         finished_at = ?, activated_at = ?, imported_at = ?, confirmed_at = ? WHERE id = ?`,
     ).run(
       stats.rows,
       stats.rejects,
       JSON.stringify(stats.rejectSamples),
-      JSON.stringify(files),
+      JSON.stringify(files.facts),
       now,
       now,
+      now,
+      confirmedAt,
       version.id,
     )
     alsoInTx?.(previous)

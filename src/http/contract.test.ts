@@ -110,6 +110,14 @@ const api = (op: string, url: string, cases: [Who, number, string?][]): Call[] =
   }))
 
 const CALLS: Call[] = [
+  {
+    op: '/',
+    method: 'get',
+    url: '/',
+    who: null,
+    status: 200,
+    headers: { accept: 'application/json' },
+  },
   { op: '/healthz', method: 'get', url: '/healthz', who: null, status: 200 },
   { op: '/readyz', method: 'get', url: '/readyz', who: null, status: 200 },
   { op: '/readyz', method: 'get', url: '/readyz', who: null, status: 503, onEmpty: true },

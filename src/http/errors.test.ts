@@ -71,7 +71,7 @@ describe('error contract', () => {
 
   test('unknown route → 404 not_found, JSON', async () => {
     await expectError(await ctx.get('/v2/whatever', key), 404, 'not_found')
-    await expectError(await ctx.get('/', key), 404, 'not_found')
+    await expectError(await ctx.get('/nowhere', key), 404, 'not_found')
     await expectError(await ctx.get('/v1/carriers/344554', key), 404, 'not_found')
   })
 

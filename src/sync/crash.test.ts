@@ -198,7 +198,15 @@ const logLines = (child: Child) =>
 describe('kill -9 at several points of a run: the next run succeeds at once, nothing is left', () => {
   test('import: killed just after taking the lease, and in the middle of the build', async () => {
     const data = join(work, 'import')
-    const lease = start(data, ['import', '--dir', big, '--dataset', 'census'])
+    const lease = start(data, [
+      'import',
+      '--dir',
+      big,
+      '--dataset',
+      'census',
+      '--as-of',
+      '2026-11-01',
+    ])
     await waitFor('the lease', () =>
       query<{ pid: number }>(data, `SELECT pid FROM leases WHERE name = 'sync:live:census'`).some(
         (l) => l.pid === lease.proc.pid,
@@ -207,7 +215,15 @@ describe('kill -9 at several points of a run: the next run succeeds at once, not
     await kill(lease)
     await nextRun(data, 'import')
 
-    const mid = start(data, ['import', '--dir', big, '--dataset', 'census'])
+    const mid = start(data, [
+      'import',
+      '--dir',
+      big,
+      '--dataset',
+      'census',
+      '--as-of',
+      '2026-11-01',
+    ])
     await waitFor('the build', building(data))
     await kill(mid)
     // what the kill left: a running run and a building version with its partial file

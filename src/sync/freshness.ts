@@ -19,6 +19,7 @@ import pLimit from 'p-limit'
 import type { Config } from '../config.ts'
 import type { BuildStats, DatasetName } from '../db/names.ts'
 import type { Sqlite } from '../db/open.ts'
+import type { VersionRow } from '../db/versions.ts'
 import { VerifyError } from '../ingest/build.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
 import type { Logger } from '../log.ts'
@@ -187,6 +188,34 @@ export function sidecarCounts(inputs: ReadonlyMap<string, string>): PortalCounts
     out[id] = Number(text)
   }
   return out
+}
+
+/**
+ * The shrink guard per file: a required file with fewer than minRowsRatio × its rows in the
+ * previous version refuses the build (a whole-dataset count would hide a halved small file).
+ */
+export function verifyFileRows(
+  db: Sqlite,
+  spec: DatasetSpec,
+  stats: BuildStats,
+  previous: VersionRow | null,
+): void {
+  if (!previous) return
+  const row = db
+    .prepare(`SELECT stats FROM sync_runs WHERE version_id = ? AND status = 'activated' LIMIT 1`)
+    .get(previous.id) as { stats: string | null } | undefined
+  const before = row?.stats ? (JSON.parse(row.stats) as Partial<BuildStats>).files : undefined
+  if (!before) return
+  for (const f of spec.files) {
+    // optional files (BOC-3, the diffs) may come and go without refusing the dataset
+    if (!f.required) continue
+    const was = before[f.id]?.rows ?? 0
+    const now = stats.files[f.id]?.rows ?? 0
+    if (was > 0 && now < was * spec.minRowsRatio)
+      throw new VerifyError(
+        `${f.id}: ${now} rows is less than ${spec.minRowsRatio * 100}% of the previous version's ${was}`,
+      )
+  }
 }
 
 /** An empty or near-empty out-of-service-orders file is suspect (about 396k rows in 2026). */

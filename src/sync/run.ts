@@ -85,18 +85,29 @@ export interface RunDeps {
   onActivated?: ActivationListener
 }
 
+/** Files to build a version from, as the inputs step of a run found them. */
+export interface BuildInputs {
+  status: 'build'
+  /** file id → local path */
+  inputs: ReadonlyMap<string, string>
+  /** facts stored with the version (dataset_versions.files) */
+  files: unknown
+  /**
+   * the regulator's date of the data (YYYY-MM-DD): a download's Last-Modified, an imported
+   * file's own date; absent: the run's `asOf` option, else today
+   */
+  asOf?: string | null
+  /**
+   * when the regulator vouched for the data (ms): absent for a download (its activation), an
+   * imported file's own date (the freshness limit of trust_verified runs from it)
+   */
+  confirmedAt?: number | null
+  /** extra checks before activation (per-file shrink guard of a sync); throw to refuse */
+  verify?: (stats: BuildStats, previous: VersionRow | null) => void
+}
+
 /** What the inputs step of a run found: files to build from, or no change. */
-export type RunInputs =
-  | {
-      status: 'build'
-      /** file id → local path */
-      inputs: ReadonlyMap<string, string>
-      /** facts stored with the version (dataset_versions.files) */
-      files: unknown
-      /** extra checks before activation (per-file shrink guard of a sync); throw to refuse */
-      verify?: (stats: BuildStats, previous: VersionRow | null) => void
-    }
-  | { status: 'unchanged' | 'not_yet' }
+export type RunInputs = BuildInputs | { status: 'unchanged' | 'not_yet' }
 
 export interface RunInputsContext {
   /** the active version of the dataset channel before this run */
@@ -111,7 +122,7 @@ export interface RunOptions {
   channel: Channel
   trigger: RunTrigger
   signal: AbortSignal
-  /** the date the data describes; default today (a frozen dataset has its own) */
+  /** the date the data describes when the inputs do not say; default today (a frozen dataset has its own) */
   asOf?: string
   onProgress?: (p: BuildProgress) => void
   /** how long to wait for the dataset's lease when another run holds it (default 0: skip) */
@@ -206,8 +217,6 @@ export async function runDataset(
   spec: DatasetSpec,
   opts: RunOptions,
 ): Promise<RunResult> {
-  const now = () => deps.clock().getTime()
-  const files: FileResult[] = []
   const facts: RunFacts = {
     dataset: spec.name,
     runId: null,
@@ -215,8 +224,60 @@ export async function runDataset(
     rows: null,
     rejects: null,
     error: null,
-    files,
+    files: [],
   }
+  const started = await startRun(deps, spec, opts, facts)
+  if ('status' in started) return started
+  const { lease, runId, signal } = started
+  let version: VersionRow | null = null
+  try {
+    const previous = activeVersion(deps.db, spec.name, opts.channel)
+    const got = await opts.inputs({ previous, files: facts.files, renew: () => lease.renew() })
+    if (got.status !== 'build') return noChange(deps, spec, facts, runId, got.status, previous)
+    signal.throwIfAborted()
+    const asOf = dataDate(deps, spec, opts, got)
+    version = reserveVersion(deps, spec, opts.channel, asOf, runId)
+    const t0 = Date.now()
+    const stats = await buildVersion(deps, spec, opts, got, version, signal)
+    // the sample is what it is; the shrink guard protects the live mirror only
+    verifyBuild(spec, stats, opts.channel === 'live' ? (previous?.rows ?? null) : null)
+    got.verify?.(stats, previous)
+    signal.throwIfAborted()
+    if (!lease.renew()) throw new Error('the dataset lease was taken over by another process')
+    activate(deps, spec, opts, {
+      version,
+      stats,
+      got,
+      runId,
+      asOf,
+      seconds: (Date.now() - t0) / 1000,
+    })
+    return {
+      ...facts,
+      status: 'activated',
+      version: version.id,
+      rows: stats.rows,
+      rejects: stats.rejects,
+      stats,
+    }
+  } catch (err) {
+    return failRun(deps, spec, opts, { facts, runId, version, signal, err })
+  } finally {
+    lease.release()
+  }
+}
+
+/**
+ * The first step of a run: takes the dataset's lease and opens its run row. A lease held by
+ * another run gives the recorded 'skipped' result instead.
+ */
+async function startRun(
+  deps: RunDeps,
+  spec: DatasetSpec,
+  opts: RunOptions,
+  facts: RunFacts,
+): Promise<RunResult | { lease: Lease; runId: number; signal: AbortSignal }> {
+  const now = () => deps.clock().getTime()
   const name = leaseName(spec.name, opts.channel)
   // the lease's heartbeat found another holder (this process was judged gone): stop the run
   const lost = new AbortController()
@@ -243,140 +304,192 @@ export async function runDataset(
     lease.release()
     throw err
   }
-  const signal = AbortSignal.any([opts.signal, lost.signal])
   facts.runId = runId
-  let version: VersionRow | null = null
-  try {
-    const previous = activeVersion(deps.db, spec.name, opts.channel)
-    const got = await opts.inputs({ previous, files, renew: () => lease.renew() })
-    if (got.status !== 'build') {
-      closeRun(deps.db, runId, got.status, now(), { stats: { files } })
-      deps.log.info(
-        { dataset: spec.name, status: got.status },
-        'no source file changed; no new version',
-      )
-      return {
-        ...facts,
-        status: got.status,
-        version: previous?.id ?? null,
-        rows: previous?.rows ?? null,
-        rejects: previous?.rejects ?? null,
-      }
-    }
-    signal.throwIfAborted()
-    const { inputs } = got
-    const missing = spec.files.filter((f) => f.required && !inputs.has(f.id)).map((f) => f.id)
-    if (missing.length) throw new Error(`required file(s) missing: ${missing.join(', ')}`)
-    const today = isoDate(deps.clock())
-    const asOf = spec.frozenAsOf ?? opts.asOf ?? today
-    // the version row and its link to this run in one transaction: recovery never sees one alone
-    const built = deps.db.transaction(() => {
-      const v = createVersion(deps.db, spec.name, opts.channel, asOf, deps.clock)
-      deps.db.prepare('UPDATE sync_runs SET version_id = ? WHERE id = ?').run(v.id, runId)
-      return v
-    })()
-    version = built
-    const started = Date.now()
-    const file = resolveStoredPath(deps.paths.dataDir, built.path)
-    const build = () =>
-      buildInWorker(spec, inputs, file, {
-        asOf,
-        today,
-        signal,
-        onProgress: opts.onProgress,
-      })
-    const stats = await (opts.buildSlot ? opts.buildSlot(build) : build())
-    // the sample is what it is; the shrink guard protects the live mirror only
-    verifyBuild(spec, stats, opts.channel === 'live' ? (previous?.rows ?? null) : null)
-    got.verify?.(stats, previous)
-    signal.throwIfAborted()
-    if (!lease.renew()) throw new Error('the dataset lease was taken over by another process')
-    let replaced: VersionRow | null = null
-    activateVersion(deps.db, deps.paths.dataDir, built, stats, got.files, deps.clock, (prev) => {
-      replaced = prev
-      if (opts.channel === 'live')
-        enqueueEvent(
-          deps.db,
-          {
-            accountId: null,
-            type: 'dataset.updated',
-            data: {
-              dataset: spec.name,
-              version: built.id,
-              rows: stats.rows,
-              rejects: stats.rejects,
-              as_of: asOf,
-              previous_version: prev?.id ?? null,
-            },
+  return { lease, runId, signal: AbortSignal.any([opts.signal, lost.signal]) }
+}
+
+/** Nothing changed (or today's file is not out yet): recorded, no version built. */
+function noChange(
+  deps: RunDeps,
+  spec: DatasetSpec,
+  facts: RunFacts,
+  runId: number,
+  status: 'unchanged' | 'not_yet',
+  previous: VersionRow | null,
+): RunResult {
+  closeRun(deps.db, runId, status, deps.clock().getTime(), { stats: { files: facts.files } })
+  deps.log.info({ dataset: spec.name, status }, 'no source file changed; no new version')
+  return {
+    ...facts,
+    status,
+    version: previous?.id ?? null,
+    rows: previous?.rows ?? null,
+    rejects: previous?.rejects ?? null,
+  }
+}
+
+/**
+ * The regulator's date of the data (YYYY-MM-DD): a frozen dataset's own, else what the inputs
+ * found (a download's Last-Modified, an imported file's date), else the run's option, else today.
+ * Never later than today.
+ */
+function dataDate(deps: RunDeps, spec: DatasetSpec, opts: RunOptions, got: BuildInputs): string {
+  const today = isoDate(deps.clock())
+  const date = spec.frozenAsOf ?? got.asOf ?? opts.asOf ?? today
+  return date > today ? today : date
+}
+
+/** The version row, linked to its run in one transaction: recovery never sees one alone. */
+function reserveVersion(
+  deps: RunDeps,
+  spec: DatasetSpec,
+  channel: Channel,
+  asOf: string,
+  runId: number,
+): VersionRow {
+  return deps.db.transaction(() => {
+    const v = createVersion(deps.db, spec.name, channel, asOf, deps.clock)
+    deps.db.prepare('UPDATE sync_runs SET version_id = ? WHERE id = ?').run(v.id, runId)
+    return v
+  })()
+}
+
+/** Builds the version file in a worker thread (in the caller's build slot, if any). */
+async function buildVersion(
+  deps: RunDeps,
+  spec: DatasetSpec,
+  opts: RunOptions,
+  got: BuildInputs,
+  version: VersionRow,
+  signal: AbortSignal,
+): Promise<BuildStats> {
+  const { inputs } = got
+  const missing = spec.files.filter((f) => f.required && !inputs.has(f.id)).map((f) => f.id)
+  if (missing.length) throw new Error(`required file(s) missing: ${missing.join(', ')}`)
+  const file = resolveStoredPath(deps.paths.dataDir, version.path)
+  const build = () =>
+    buildInWorker(spec, inputs, file, {
+      asOf: version.asOf ?? isoDate(deps.clock()),
+      today: isoDate(deps.clock()),
+      signal,
+      onProgress: opts.onProgress,
+    })
+  return opts.buildSlot ? opts.buildSlot(build) : build()
+}
+
+/**
+ * Activates a verified version with its `dataset.updated` event (live channel) in one
+ * transaction, closes the run, makes it live in this process and tells the listener.
+ */
+function activate(
+  deps: RunDeps,
+  spec: DatasetSpec,
+  opts: RunOptions,
+  a: {
+    version: VersionRow
+    stats: BuildStats
+    got: BuildInputs
+    runId: number
+    asOf: string
+    seconds: number
+  },
+): void {
+  const { version, stats, asOf, seconds } = a
+  const now = () => deps.clock().getTime()
+  let replaced: VersionRow | null = null
+  const files = { facts: a.got.files, confirmedAt: a.got.confirmedAt }
+  activateVersion(deps.db, deps.paths.dataDir, version, stats, files, deps.clock, (prev) => {
+    replaced = prev
+    if (opts.channel === 'live')
+      enqueueEvent(
+        deps.db,
+        {
+          accountId: null,
+          type: 'dataset.updated',
+          data: {
+            dataset: spec.name,
+            version: version.id,
+            rows: stats.rows,
+            rejects: stats.rejects,
+            as_of: asOf,
+            previous_version: prev?.id ?? null,
           },
-          now(),
-        )
-    })
-    const seconds = (Date.now() - started) / 1000
-    closeRun(deps.db, runId, 'activated', now(), {
-      versionId: built.id,
-      stats: { ...stats, seconds },
-    })
-    deps.datasets.reconcile()
-    deps.log.info(
-      {
-        dataset: spec.name,
-        channel: opts.channel,
-        version: built.id,
-        rows: stats.rows,
-        rejects: stats.rejects,
-        seconds,
-        rows_per_s: Math.round(stats.rows / Math.max(seconds, 0.001)),
-      },
-      'dataset activated',
-    )
-    notify(deps, {
+        },
+        now(),
+      )
+  })
+  closeRun(deps.db, a.runId, 'activated', now(), {
+    versionId: version.id,
+    stats: { ...stats, seconds },
+  })
+  deps.datasets.reconcile()
+  deps.log.info(
+    {
       dataset: spec.name,
       channel: opts.channel,
-      version: built.id,
-      previous: (replaced as VersionRow | null)?.id ?? null,
-      asOf,
-      rows: stats.rows,
-    })
-    return {
-      ...facts,
-      status: 'activated',
-      version: built.id,
+      version: version.id,
+      as_of: asOf,
       rows: stats.rows,
       rejects: stats.rejects,
-      stats,
-    }
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err)
-    const at = now()
-    const versionId = version?.id ?? null
-    if (version) {
-      failVersion(deps.db, version.id, message, deps.clock)
-      // a refused or interrupted build leaves no file behind
-      removeDbFile(resolveStoredPath(deps.paths.dataDir, version.path))
-    }
-    if (signal.aborted) return interrupted(deps, spec, opts, facts, runId, versionId, signal)
-    deps.db.transaction(() => {
-      closeRun(deps.db, runId, 'failed', at, { versionId, error: message })
-      if (opts.channel === 'live')
-        enqueueEvent(
-          deps.db,
-          {
-            accountId: null,
-            type: 'sync.failed',
-            data: { dataset: spec.name, error: message, version: versionId },
-          },
-          at,
-        )
-    })()
-    deps.log.error(
-      { dataset: spec.name, channel: opts.channel, version: versionId, error: message },
-      'dataset run failed; previous version stays active',
-    )
-    return { ...facts, status: 'failed', version: versionId, error: message }
-  } finally {
-    lease.release()
+      seconds,
+      rows_per_s: Math.round(stats.rows / Math.max(seconds, 0.001)),
+    },
+    'dataset activated',
+  )
+  notify(deps, {
+    dataset: spec.name,
+    channel: opts.channel,
+    version: version.id,
+    previous: (replaced as VersionRow | null)?.id ?? null,
+    asOf,
+    rows: stats.rows,
+  })
+}
+
+/**
+ * A refused or failed run: the version (if built) is failed and its file removed, the run
+ * recorded with a `sync.failed` event (live channel); a stop by a shutdown is `interrupted`.
+ */
+function failRun(
+  deps: RunDeps,
+  spec: DatasetSpec,
+  opts: RunOptions,
+  f: {
+    facts: RunFacts
+    runId: number
+    version: VersionRow | null
+    signal: AbortSignal
+    err: unknown
+  },
+): RunResult {
+  const { facts, runId, version, signal } = f
+  const message = f.err instanceof Error ? f.err.message : String(f.err)
+  const at = deps.clock().getTime()
+  const versionId = version?.id ?? null
+  if (version) {
+    failVersion(deps.db, version.id, message, deps.clock)
+    // a refused or interrupted build leaves no file behind
+    removeDbFile(resolveStoredPath(deps.paths.dataDir, version.path))
   }
+  if (signal.aborted) return interrupted(deps, spec, opts, facts, runId, versionId, signal)
+  deps.db.transaction(() => {
+    closeRun(deps.db, runId, 'failed', at, { versionId, error: message })
+    if (opts.channel === 'live')
+      enqueueEvent(
+        deps.db,
+        {
+          accountId: null,
+          type: 'sync.failed',
+          data: { dataset: spec.name, error: message, version: versionId },
+        },
+        at,
+      )
+  })()
+  deps.log.error(
+    { dataset: spec.name, channel: opts.channel, version: versionId, error: message },
+    'dataset run failed; previous version stays active',
+  )
+  return { ...facts, status: 'failed', version: versionId, error: message }
 }
 
 /**

@@ -5,6 +5,7 @@
  * lease), its next scheduled run and the facts of each source file.
  */
 import { lastMirror, type MirrorStats } from './freshness.ts'
+import { regulatorState, type RegulatorState } from './offline.ts'
 import { Cron } from 'croner'
 import type { Deps } from '../deps.ts'
 import { getLease, leaseStaleReason } from '../db/leases.ts'
@@ -36,6 +37,8 @@ export interface DatasetStatus {
     rejects: number | null
     as_of: string | null
     activated_at: string | null
+    /** when the data arrived (a rollback re-activates without changing it) */
+    imported_at: string | null
   } | null
   sample: { version: number; rows: number | null; as_of: string | null } | null
   /** the version answering live keys now: the mirror's once it has a census, else the sample's */
@@ -149,6 +152,7 @@ export function syncStatus(deps: Pick<Deps, 'db' | 'config' | 'clock'>): Dataset
             rejects: active.rejects,
             as_of: active.asOf,
             activated_at: iso(active.activatedAt),
+            imported_at: iso(active.importedAt ?? active.activatedAt),
           }
         : null,
       sample: sample ? { version: sample.id, rows: sample.rows, as_of: sample.asOf } : null,
@@ -196,6 +200,8 @@ export interface SyncOverview {
     last_sync: MirrorStats | null
   } | null
   datasets: DatasetStatus[]
+  /** whether the regulator's portal answers; when not, since when and the one sentence to show */
+  regulator: RegulatorState
 }
 
 export function syncOverview(deps: Pick<Deps, 'db' | 'config' | 'clock'>): SyncOverview {
@@ -213,12 +219,17 @@ export function syncOverview(deps: Pick<Deps, 'db' | 'config' | 'clock'>): SyncO
        FROM sync_runs WHERE channel = 'live' AND status IN ('activated', 'unchanged', 'not_yet')`,
     )
     .get() as { updated: number | null; checked: number | null }
+  const serving = {
+    source: census
+      ? census.channel === 'live'
+        ? ('mirror' as const)
+        : ('sample' as const)
+      : ('none' as const),
+    as_of: census?.asOf ?? null,
+    since: iso(census?.activatedAt),
+  }
   return {
-    serving: {
-      source: census ? (census.channel === 'live' ? 'mirror' : 'sample') : 'none',
-      as_of: census?.asOf ?? null,
-      since: iso(census?.activatedAt),
-    },
+    serving,
     sync_enabled: deps.config.sync.enabled,
     next_run: first
       ? { at: first, datasets: upcoming.filter((d) => d.next_run === first).map((d) => d.dataset) }
@@ -232,5 +243,6 @@ export function syncOverview(deps: Pick<Deps, 'db' | 'config' | 'clock'>): SyncO
             last_sync: lastMirror(db),
           },
     datasets,
+    regulator: regulatorState(db, deps.config, serving),
   }
 }

@@ -15,6 +15,8 @@ import { syncAll, syncDataset, type SyncOptions, type SyncResult } from './sync.
 import type { DatasetName } from '../db/names.ts'
 
 const TODAY = '2026-11-15'
+/** the fake portal's Last-Modified of its files (fmcsa-server.ts): the regulator's date, as_of */
+const PORTAL_DAY = '2026-11-01'
 const MIRRORED: DatasetName[] = ['census', 'legacy', 'motus']
 
 let server: FmcsaServer
@@ -92,7 +94,12 @@ describe('sync end to end against a local FMCSA server', () => {
       policy_no: 'D-2',
       effective_date: '2026-09-15',
     })
-    expect(r?.dataAsOf).toMatchObject({ census: TODAY, motus: TODAY, legacy: '2026-05-14' })
+    // the regulator's date (the portal's Last-Modified), not the download day
+    expect(r?.dataAsOf).toMatchObject({
+      census: PORTAL_DAY,
+      motus: PORTAL_DAY,
+      legacy: '2026-05-14',
+    })
     const broker = record(1000002)
     expect(broker?.entity_type).toBe('broker')
     expect(broker?.insurance.bond_on_file).toBe(75_000)
@@ -300,6 +307,8 @@ describe('sync end to end against a local FMCSA server', () => {
       'MC100008,1000008,BMC-91X,1,P,1000000.00,0.00,P-999,20261116',
     )
     server.set('c5y8-a4uz', insur)
+    // the portal re-publishes every Motus file that day
+    for (const f of motusDataset.files) server.truth(f.id, 'Mon, 16 Nov 2026 10:18:00 GMT')
     const header = insur.split('\n')[0] ?? ''
     server.set(
       'x96h-evps',
@@ -406,7 +415,7 @@ describe('sync end to end against a local FMCSA server', () => {
     await syncAll(ctx.deps, { ...opts(), only: ['census'] })
     s = syncStatus(ctx.deps).find((x) => x.dataset === 'census')
     expect(s).toMatchObject({
-      active: { version: expect.any(Number), rows: 15, as_of: TODAY },
+      active: { version: expect.any(Number), rows: 15, as_of: PORTAL_DAY },
       last_run: { status: 'activated', trigger: 'test' },
       last_error: null,
       cron: null, // SYNC_ENABLED=false in tests

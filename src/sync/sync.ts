@@ -6,7 +6,6 @@
  */
 import { existsSync } from 'node:fs'
 import type { Deps } from '../deps.ts'
-import { VerifyError } from '../ingest/build.ts'
 import { DATASETS } from './datasets.ts'
 import { downloadFile, forgetValidators, getSourceFile, type DownloadOutcome } from './download.ts'
 import {
@@ -16,6 +15,7 @@ import {
   recordMirror,
   untilFresh,
   verifyCounts,
+  verifyFileRows,
   verifyOosFloor,
   type DownloadPool,
   type PortalCounts,
@@ -30,9 +30,10 @@ import {
   type RunTrigger,
 } from './run.ts'
 import { sourcesOf, type Source } from './sources.ts'
+import { isUnreachable, regulatorState } from './offline.ts'
+import { activeVersion } from '../db/versions.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
-import type { BuildStats, DatasetName } from '../db/names.ts'
-import type { VersionRow } from '../db/versions.ts'
+import type { DatasetName } from '../db/names.ts'
 
 export type SyncDeps = Pick<
   Deps,
@@ -67,7 +68,7 @@ export interface SyncOptions {
 export type SyncResult = RunResult
 
 /** The per-file facts stored with a version (dataset_versions.files). */
-interface VersionFiles {
+export interface VersionFiles {
   inputs: Record<
     string,
     {
@@ -210,6 +211,8 @@ async function download(
   return {
     status: 'build',
     inputs,
+    // the regulator's date: the portal's Last-Modified of the oldest input (as current as it)
+    asOf: vintages[0]?.slice(0, 10) ?? null,
     files: {
       inputs: facts,
       fingerprint: fingerprintOf(facts),
@@ -217,7 +220,7 @@ async function download(
       format: spec.format ?? 1,
     } satisfies VersionFiles,
     verify: (stats, prev) => {
-      verifyFiles(deps, spec, stats, prev)
+      verifyFileRows(deps.db, spec, stats, prev)
       verifyOosFloor(spec, stats, deps.config.sync.oosMinRows)
       if (counts) verifyCounts(spec, stats, counts, (id) => forgetValidators(deps.db, id))
     },
@@ -364,7 +367,7 @@ function keptCopy(deps: SyncDeps, id: string): { path: string | null; sha256: st
     : { path: null, sha256: null }
 }
 
-const fingerprintOf = (facts: VersionFiles['inputs']) =>
+export const fingerprintOf = (facts: VersionFiles['inputs']) =>
   Object.keys(facts)
     .sort()
     .map((id) => `${id}:${facts[id]?.sha256 ?? ''}`)
@@ -379,34 +382,6 @@ function changedSince(previous: VersionFiles['inputs'], now: VersionFiles['input
   for (const [id, f] of Object.entries(now)) if (previous[id]?.sha256 !== f.sha256) return true
   for (const [id, f] of Object.entries(previous)) if (!now[id] && f.kind !== 'diff') return true
   return false
-}
-
-/**
- * The shrink guard per file: a required file with fewer than minRowsRatio × its rows in the
- * previous version refuses the build (a whole-dataset count would hide a halved small file).
- */
-function verifyFiles(
-  deps: SyncDeps,
-  spec: DatasetSpec,
-  stats: BuildStats,
-  previous: VersionRow | null,
-): void {
-  if (!previous) return
-  const row = deps.db
-    .prepare(`SELECT stats FROM sync_runs WHERE version_id = ? AND status = 'activated' LIMIT 1`)
-    .get(previous.id) as { stats: string | null } | undefined
-  const before = row?.stats ? (JSON.parse(row.stats) as Partial<BuildStats>).files : undefined
-  if (!before) return
-  for (const f of spec.files) {
-    // optional files (BOC-3, the diffs) may come and go without refusing the dataset
-    if (!f.required) continue
-    const was = before[f.id]?.rows ?? 0
-    const now = stats.files[f.id]?.rows ?? 0
-    if (was > 0 && now < was * spec.minRowsRatio)
-      throw new VerifyError(
-        `${f.id}: ${now} rows is less than ${spec.minRowsRatio * 100}% of the previous version's ${was}`,
-      )
-  }
 }
 
 /**
@@ -438,5 +413,23 @@ export async function syncAll(
     datasets: specs.map((s) => s.name),
     parallel,
   })
+  logUnreachable(deps, results)
   return results
+}
+
+/** A sync that could not reach the portal logs the state in one sentence (the errors are in the runs). */
+function logUnreachable(deps: SyncDeps, results: readonly SyncResult[]): void {
+  if (!results.some((r) => r.status === 'failed' && isUnreachable(r.error))) return
+  const census =
+    activeVersion(deps.db, 'census', 'live') ?? activeVersion(deps.db, 'census', 'sample')
+  const serving = {
+    source: census
+      ? census.channel === 'live'
+        ? ('mirror' as const)
+        : ('sample' as const)
+      : ('none' as const),
+    as_of: census?.asOf ?? null,
+  }
+  const state = regulatorState(deps.db, deps.config, serving)
+  if (state.sentence) deps.log.warn({ since: state.since, url: state.url }, state.sentence)
 }

@@ -64,7 +64,7 @@ export function swaggerUiDir(): string {
   return dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'))
 }
 
-function packageVersion(): string {
+export function packageVersion(): string {
   try {
     const pkg = JSON.parse(
       readFileSync(new URL('../../../package.json', import.meta.url), 'utf8'),
