@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { createDeps, pipelineDeps } from '../deps.ts'
+import { createDeps } from '../compose.ts'
+import { pipelineDeps } from '../deps.ts'
 import { silentLogger } from '../log.ts'
 import { importDir } from '../sync/pipeline.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'

@@ -10,7 +10,10 @@ export interface JobDefinition {
   run(signal: AbortSignal): Promise<unknown>
 }
 
-type JobDeps = Pick<Deps, 'db' | 'datasets' | 'config' | 'clock' | 'fetch' | 'random' | 'log'> &
+type JobDeps = Pick<
+  Deps,
+  'db' | 'datasets' | 'config' | 'clock' | 'fetch' | 'random' | 'log' | 'records'
+> &
   Pick<MonitorDeps, 'annotate'>
 
 /** Fans out new events and sends due deliveries, every 15 s (retries are due by their own time). */
