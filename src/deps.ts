@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
-import { openAppDb, type AppDb } from './db/app-db.ts'
+import { openAppDb } from './db/app-db.ts'
 import { DatasetRegistry } from './db/datasets.ts'
 import { relativizePaths } from './db/paths.ts'
 import type { Sqlite } from './db/open.ts'
@@ -15,11 +15,19 @@ import { createMetrics, type Metrics } from './metrics.ts'
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the owners' declarations
 export interface Ports {}
 
+/** A scheduled job: a named function of its domain on a cron schedule (jobs/scheduler.ts runs it). */
+export interface Job {
+  /** e.g. `sync:census` */
+  name: string
+  /** cron expression, 5 fields or 6 with seconds, read in UTC */
+  schedule: string
+  run(signal: AbortSignal): Promise<unknown>
+}
+
 /** Everything a domain function may need, passed in explicitly (never imported as a singleton). */
 export interface Deps extends Ports {
   config: Config
   db: Sqlite
-  appDb: AppDb
   datasets: DatasetRegistry
   log: Logger
   clock: Clock
@@ -52,7 +60,6 @@ export function openDeps(config: Config, overrides: DepsOverrides = {}): Omit<De
   return {
     config,
     db: appDb.sqlite,
-    appDb,
     datasets,
     log,
     clock: overrides.clock ?? systemClock,

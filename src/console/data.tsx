@@ -4,6 +4,7 @@
  */
 import type { Hono } from 'hono'
 import type { Deps } from '../deps.ts'
+import { recentRuns } from '../db/versions.ts'
 import { AppError } from '../errors.ts'
 import { syncStatus } from '../sync/status.ts'
 import { syncAll, type SyncProgress } from '../sync/sync.ts'
@@ -54,20 +55,7 @@ export function dataRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
   app.get('/admin/data', (c) => {
     const session = requireAdmin(c)
     const status = syncStatus(deps)
-    const history = deps.db
-      .prepare(
-        `SELECT id, dataset, trigger, status, started_at AS startedAt, finished_at AS finishedAt, error
-         FROM sync_runs ORDER BY id DESC LIMIT 40`,
-      )
-      .all() as {
-      id: number
-      dataset: string
-      trigger: string
-      status: string
-      startedAt: number
-      finishedAt: number | null
-      error: string | null
-    }[]
+    const history = recentRuns(deps.db, 40)
     const t = (ms: number | null) =>
       ms === null ? '—' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19)
     return c.html(

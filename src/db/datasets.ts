@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import type { Logger } from '../log.ts'
 import type { Sqlite } from './open.ts'
-import { CENSUS_CACHE_KIB, DATASET_CACHE_KIB, openSqlite } from './open.ts'
+import { cached, CENSUS_CACHE_KIB, DATASET_CACHE_KIB, openSqlite } from './open.ts'
 import { DATASET_NAMES, type Channel, type DatasetName } from './names.ts'
 import { listActiveVersions } from './versions.ts'
 import { resolveStoredPath } from './paths.ts'
@@ -58,7 +58,6 @@ export function openActive(
   // shared lock on its first read and keeps it: other readers (threads, the CLI) are not blocked,
   // and no process ever writes the file (README "Decisions").
   db.pragma('locking_mode = EXCLUSIVE')
-  const cache = new Map<string, Database.Statement>()
   return {
     name,
     channel,
@@ -67,14 +66,7 @@ export function openActive(
     activatedAt,
     path,
     db,
-    stmt(sql) {
-      let s = cache.get(sql)
-      if (!s) {
-        s = db.prepare(sql)
-        cache.set(sql, s)
-      }
-      return s
-    },
+    stmt: (sql) => cached(db, sql),
   }
 }
 

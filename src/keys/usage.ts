@@ -1,5 +1,6 @@
 import { isoDate, nextPeriodStart, periodOf } from '../clock.ts'
-import type { Sqlite } from '../db/open.ts'
+import type Database from 'better-sqlite3'
+import { cached, type Sqlite } from '../db/open.ts'
 import type { Logger } from '../log.ts'
 import { enqueueEvent } from '../db/outbox.ts'
 import { currentSubscription, limitsOf, listAccounts } from './accounts.ts'
@@ -41,26 +42,38 @@ const DAILY_SQL = `
 INSERT INTO usage_daily (account_id, day, used) VALUES (@accountId, @day, @n)
 ON CONFLICT (account_id, day) DO UPDATE SET used = used + excluded.used`
 
-function statements(db: Sqlite) {
-  return {
-    meter: db.prepare(METER_SQL),
-    alert: db.prepare(ALERT_SQL),
-    refused: db.prepare(REFUSED_SQL),
-    current: db.prepare(CURRENT_SQL),
-    daily: db.prepare(DAILY_SQL),
-    // one wrapper per connection: db.transaction() builds its four variants on every call
-    meterTx: db.transaction(meterGroup),
-    hasEndpoints: db.prepare(
-      "SELECT 1 FROM webhook_endpoints WHERE account_id = ? AND status = 'enabled' AND removed_at IS NULL LIMIT 1",
-    ),
-  }
-}
-const cache = new WeakMap<Sqlite, ReturnType<typeof statements>>()
-const stmts = (db: Sqlite) => {
-  let s = cache.get(db)
-  if (!s) cache.set(db, (s = statements(db)))
-  return s
-}
+const HAS_ENDPOINTS_SQL =
+  "SELECT 1 FROM webhook_endpoints WHERE account_id = ? AND status = 'enabled' AND removed_at IS NULL LIMIT 1"
+
+/** One wrapper per connection: db.transaction() builds its four variants on every call. */
+const meterTxs = new WeakMap<Sqlite, Database.Transaction<typeof meterGroup>>()
+
+/** The statements of metering, each prepared once per connection (db/open.ts `cached`). */
+const stmts = (db: Sqlite) => ({
+  get meter() {
+    return cached(db, METER_SQL)
+  },
+  get alert() {
+    return cached(db, ALERT_SQL)
+  },
+  get refused() {
+    return cached(db, REFUSED_SQL)
+  },
+  get current() {
+    return cached(db, CURRENT_SQL)
+  },
+  get daily() {
+    return cached(db, DAILY_SQL)
+  },
+  get hasEndpoints() {
+    return cached(db, HAS_ENDPOINTS_SQL)
+  },
+  get meterTx() {
+    let tx = meterTxs.get(db)
+    if (!tx) meterTxs.set(db, (tx = db.transaction(meterGroup)))
+    return tx
+  },
+})
 
 type UsageBase = Pick<Usage, 'plan' | 'limit' | 'resetAt'>
 /** A Usage from the month's used count. */
@@ -113,7 +126,7 @@ const paramsOf = ({ caller, n, at }: MeterCall): MeterParams => ({
 })
 
 /** A sandbox key's usage: the month's count, never billed. */
-function sandboxUsage(s: ReturnType<typeof statements>, caller: Caller, at: Date): Usage {
+function sandboxUsage(s: ReturnType<typeof stmts>, caller: Caller, at: Date): Usage {
   const used =
     (s.current.get(caller.accountId, periodOf(at)) as { used: number } | undefined)?.used ?? 0
   return usageOf(baseOf({ caller, at }), used, true, false)
