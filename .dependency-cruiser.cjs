@@ -13,6 +13,7 @@ const LAYERS = [
   ['census', 'licensing', 'safety', 'equipment', 'reviews', 'keys', 'users'],
   ['trust', 'crosscheck'],
   ['carriers'],
+  ['compose'], // createDeps: the dependency bag with its ports (records assembled in process)
   ['search', 'sync', 'webhooks', 'checks', 'mail'],
   ['http', 'cli', 'jobs', 'console'],
   ['app'], // createApp(deps): the HTTP composition

@@ -3,6 +3,9 @@ import n from 'eslint-plugin-n'
 import unicorn from 'eslint-plugin-unicorn'
 import tseslint from 'typescript-eslint'
 
+const SQL_IN_ADAPTER =
+  'No SQL in an adapter: call a function of the module that owns the table (docs/architecture.md)'
+
 export default tseslint.config(
   {
     ignores: [
@@ -59,6 +62,28 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',
+    },
+  },
+  {
+    // adapters (routes, console pages, CLI commands) call domain functions: every SQL statement
+    // lives in the module that owns its table (docs/architecture.md)
+    files: ['src/http/**', 'src/console/**', 'src/cli/**'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'better-sqlite3', message: SQL_IN_ADAPTER }],
+          patterns: [{ group: ['drizzle-orm', 'drizzle-orm/*'], message: SQL_IN_ADAPTER }],
+        },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'CallExpression[callee.property.name=/^(prepare|pragma|transaction)$/]',
+          message: SQL_IN_ADAPTER,
+        },
+      ],
     },
   },
   {

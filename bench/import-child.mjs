@@ -5,7 +5,8 @@
  * inherit the loader) also holds the transpiler and the sources' maps.
  */
 import { loadConfig } from '../dist/config.js'
-import { createDeps, pipelineDeps } from '../dist/deps.js'
+import { createDeps } from '../dist/compose.js'
+import { pipelineDeps } from '../dist/deps.js'
 import { silentLogger } from '../dist/log.js'
 import { importDir } from '../dist/sync/pipeline.js'
 

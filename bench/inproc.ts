@@ -4,8 +4,9 @@
  * data directory. `npx tsx bench/inproc.ts DATA_DIR [ITERATIONS]` (run `npm run bench` first).
  */
 import { loadConfig } from '../src/config.ts'
-import { createDeps } from '../src/deps.ts'
-import { findRecord, meterCall } from '../src/carriers/lookup.ts'
+import { createDeps } from '../src/compose.ts'
+import { meterCall } from '../src/keys/billing.ts'
+import { openRecords } from '../src/carriers/records.ts'
 import { toCarrierJson } from '../src/carriers/json.ts'
 import { createAccount } from '../src/keys/accounts.ts'
 import { createKey, verifyKey } from '../src/keys/keys.ts'
@@ -40,10 +41,10 @@ const auth = time('verifyKey (cached caller)', () => verifyKey(deps.db, secret, 
 const v = verifyKey(deps.db, secret, Date.now())
 if (!v.ok) throw new Error('key')
 const meterUs = time('meter (one UPSERT)', () => meterCall(deps, v.caller))
-const recordUs = time('record assembly', (dot) => findRecord(deps, v.caller, dot))
+const recordUs = time('record assembly', (dot) => openRecords(deps, v.caller.mode).recordNow(dot))
 const usage = meterCall(deps, v.caller)
 const jsonUs = time('record + JSON.stringify', (dot) => {
-  const r = findRecord(deps, v.caller, dot)
+  const r = openRecords(deps, v.caller.mode).recordNow(dot)
   return r && JSON.stringify(toCarrierJson(r, { usage, requestId: 'x', source: r.source }))
 })
 process.stdout.write(

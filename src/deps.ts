@@ -1,72 +1,40 @@
 import { mkdirSync } from 'node:fs'
 import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
-import { openAppDb, type AppDb } from './db/app-db.ts'
+import { openAppDb } from './db/app-db.ts'
 import { DatasetRegistry } from './db/datasets.ts'
 import { relativizePaths } from './db/paths.ts'
 import type { Sqlite } from './db/open.ts'
-import type { SortedDots } from './db/dot-set.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createMetrics, type Metrics } from './metrics.ts'
-import type { DataView } from './db/datasets.ts'
+
+/**
+ * The ports a higher layer declares and the composition root fills: each is typed by its owner
+ * (carriers/records.ts adds `records`, the record port) through a declaration of this interface.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the owners' declarations
+export interface Ports {}
+
+/** A scheduled job: a named function of its domain on a cron schedule (jobs/scheduler.ts runs it). */
+export interface Job {
+  /** e.g. `sync:census` */
+  name: string
+  /** cron expression, 5 fields or 6 with seconds, read in UTC */
+  schedule: string
+  run(signal: AbortSignal): Promise<unknown>
+}
 
 /** Everything a domain function may need, passed in explicitly (never imported as a singleton). */
-export interface Deps {
+export interface Deps extends Ports {
   config: Config
   db: Sqlite
-  appDb: AppDb
   datasets: DatasetRegistry
   log: Logger
   clock: Clock
   fetch: typeof globalThis.fetch
   random: () => number
   metrics: Metrics
-  /** worker threads assembling records for single lookups (the server starts them); null: none */
-  recordWorkers: RecordWorkerPool | null
   close(): void
-}
-
-/**
- * What lookups need of the record worker threads (carriers/record-workers.ts, a higher layer):
- * the dataset part of a USDOT's record in a view (carriers/record.ts `RecordData`), or null.
- */
-export interface RecordWorkerPool {
-  /** requests sent to the workers and not answered yet */
-  readonly inFlight: number
-  read(
-    view: DataView,
-    dot: number,
-    deps: {
-      today: string
-      nationalAverages?: Config['safety']['nationalAverages']
-      /** a batch's read: taken after the single lookups waiting */
-      batch?: boolean
-    },
-  ): Promise<unknown>
-  /**
-   * A USDOT's whole record in a view as its answer text (carriers/answer.ts `RecordAnswer`), its
-   * reviews read from app.db and its Trust Score judged with `dataReasons`; null when unknown
-   */
-  answer(
-    view: DataView,
-    dot: number,
-    deps: {
-      db: Sqlite
-      today: string
-      nationalAverages?: Config['safety']['nationalAverages']
-      dataReasons: readonly string[]
-      /**
-       * the USDOTs with reviews as the caller read them at one instant (a batch): the worker
-       * reads the reviews of a listed company only, as the main thread would
-       */
-      reviewed?: { readonly epoch: number; readonly dots: SortedDots }
-      /** a batch's read: taken after the single lookups waiting */
-      batch?: boolean
-    },
-  ): Promise<unknown>
-  /** the views now served: workers open their files and close any other (after a swap) */
-  follow(views: readonly DataView[]): void
-  close(): Promise<void>
 }
 
 export interface DepsOverrides {
@@ -76,8 +44,11 @@ export interface DepsOverrides {
   log?: Logger
 }
 
-/** Opens app.db (migrating it) and the dataset registry. */
-export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
+/**
+ * Opens app.db (migrating it) and the dataset registry: everything but the ports, which the
+ * composition (compose.ts `createDeps`) adds.
+ */
+export function openDeps(config: Config, overrides: DepsOverrides = {}): Omit<Deps, keyof Ports> {
   mkdirSync(config.paths.dataDir, { recursive: true })
   mkdirSync(config.paths.datasets, { recursive: true })
   const log = overrides.log ?? createLogger(config.logLevel)
@@ -89,14 +60,12 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   return {
     config,
     db: appDb.sqlite,
-    appDb,
     datasets,
     log,
     clock: overrides.clock ?? systemClock,
     fetch: overrides.fetch ?? globalThis.fetch.bind(globalThis),
     random: overrides.random ?? Math.random,
     metrics: createMetrics(),
-    recordWorkers: null,
     close() {
       datasets.close()
       if (appDb.sqlite.open) appDb.sqlite.close()

@@ -29,6 +29,12 @@ export function createMetrics() {
       help: 'Calls refused at a hard quota cap',
       registers: [registry],
     }),
+    refusedCalls: new Counter({
+      name: 'cvk_refused_calls_total',
+      help: 'Live calls refused before they were answered: quota (a hard cap), plan (no active subscription), suspended (the account)',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
     datasetInfo: new Gauge({
       name: 'cvk_dataset_rows',
       help: 'Rows of the active version of each dataset',

@@ -11,10 +11,11 @@ import { inflight } from './http/inflight.ts'
 import { checksJobs } from './jobs/checks.ts'
 import { checksOnChange } from './checks/monitor.ts'
 import { ConfigError, type Config } from './config.ts'
-import { createDeps, pipelineDeps, type Deps } from './deps.ts'
+import { createDeps } from './compose.ts'
+import { pipelineDeps, type Deps, type Job } from './deps.ts'
 import { maintenanceJobs } from './jobs/maintenance.ts'
 import { mailJobs } from './mail/jobs.ts'
-import { createJobs, type Job, type RunHooks } from './jobs/jobs.ts'
+import { createJobs, type RunHooks } from './jobs/jobs.ts'
 import { startScheduler } from './jobs/scheduler.ts'
 import { recoverRuns } from './sync/recover.ts'
 import { ensureSample } from './sync/sample.ts'
@@ -28,6 +29,12 @@ import { watchOnActivation } from './webhooks/monitor.ts'
  * handler's own wait (a cross-check times out after CROSSCHECK_TIMEOUT_MS, 3 s by default).
  */
 export const DRAIN_MS = 10_000
+
+/**
+ * The page cache (KiB) of the serving thread's connections to the dataset files other than the
+ * census while record workers read the records.
+ */
+const READER_CACHE_KIB = 1_024
 
 export interface Running {
   deps: Deps
@@ -63,6 +70,7 @@ export async function startServer(
     for (const r of sample)
       if (r.status !== 'activated') log.error({ result: r }, 'sample dataset build failed')
   deps.datasets.reconcile()
+  // the record port: the worker pool when configured, else records assembled in process
   if (config.records.workers > 0) {
     const pool = new RecordWorkers({
       size: config.records.workers,
@@ -70,8 +78,10 @@ export async function startServer(
       nationalAverages: config.safety.nationalAverages,
       appDb: config.paths.appDb,
     })
-    deps.recordWorkers = pool
-    deps.datasets.leaveRecordsToWorkers()
+    deps.records = pool
+    // this thread's connections to the files other than the census then serve only the holders
+    // of dockets and rare reads: a small page cache instead of one filled by the pages they pass
+    deps.datasets.setCacheKib(READER_CACHE_KIB)
     deps.datasets.onChange(() =>
       pool.follow([deps.datasets.view('live'), deps.datasets.view('test')]),
     )
@@ -129,7 +139,7 @@ export async function startServer(
       // handlers whose client went away outlive their connection: let them finish first
       if (!(await requests.drained(DRAIN_MS)))
         log.warn({ running: requests.running }, 'requests still running at shutdown')
-      await deps.recordWorkers?.close()
+      await deps.records.close()
       deps.close()
       log.info('stopped')
     })())

@@ -11,7 +11,8 @@ import { DATASET_NAMES } from '../db/names.ts'
 import type { Deps } from '../deps.ts'
 import { clip, ECHO_LIMIT } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
-import { peekUsage, quotaExceeded, type Usage } from '../keys/usage.ts'
+import { meterCall, quotaExceeded, refuseCall } from '../keys/billing.ts'
+import { peekUsage, type Usage } from '../keys/usage.ts'
 import {
   DocketLookupJson,
   DotParam,
@@ -27,14 +28,8 @@ import {
 import { crosscheckAnswered } from '../crosscheck/crosscheck.ts'
 import type { RecordAnswer } from './answer.ts'
 import { answerText, carrierJsonText, toMetaJson } from './json.ts'
-import {
-  batchLoaders,
-  meterCall,
-  notFoundForDot,
-  refuseCall,
-  shapeMetered,
-  type RecordLoaders,
-} from './lookup.ts'
+import { notFoundForDot, shapeMetered } from './lookup.ts'
+import { openRecords, type RecordReads } from './records.ts'
 import type { CompanyRecord } from './record.ts'
 import { CarrierJson, MetaJson } from './schema.ts'
 
@@ -199,7 +194,7 @@ const dotOf = (f: Found) => ('answer' in f ? f.dot : f.record.dotNumber)
 
 /**
  * A found item's record already written as JSON text (its answer assembled whole by a record
- * worker: lookup.ts `batchLoaders`), which `verifyResponseBytes` writes as it is. `toJSON` gives
+ * worker: records.ts `openRecords`), which `verifyResponseBytes` writes as it is. `toJSON` gives
  * the object the text stands for, so `JSON.stringify` of an answer is the same text.
  */
 export class RecordText {
@@ -251,7 +246,7 @@ async function resolveSlot(
   deps: Deps,
   caller: Caller,
   t: Target,
-  read: RecordLoaders,
+  read: RecordReads,
   checked: boolean,
 ): Promise<Resolved> {
   if (t.kind === 'dot') {
@@ -308,7 +303,7 @@ export async function verifyBatch(
     parsed: parseVerifyItem(input, req.fromDotNumbers),
   }))
   const keys = new Map<string, number>()
-  const read = batchLoaders(deps, caller)
+  const read = openRecords(deps, caller.mode, { batch: true })
   const mode = deps.config.crosscheck.mode
   const checked = (p: ParsedOk) => crosscheckAnswered(mode, p.crosscheck ?? req.crosscheck)
   const resolutions = await Promise.all(

@@ -12,7 +12,7 @@ import type { Caller } from '../keys/keys.ts'
 import * as N from '../ingest/normalize.ts'
 import { resolveDocketViaQcmobile } from '../crosscheck/crosscheck.ts'
 import { findCensusByDocket } from '../census/census.ts'
-import { recordLoaders, type RecordLoaders } from './lookup.ts'
+import { openRecords, type RecordReads } from './records.ts'
 import type { RecordAnswer } from './answer.ts'
 import type { CompanyRecord } from './record.ts'
 import type { EntityType } from '../fields.ts'
@@ -195,7 +195,7 @@ export async function resolveIdentifier(
   deps: Deps,
   caller: Caller,
   id: Identifier,
-  read: Pick<RecordLoaders, 'view' | 'record'> = recordLoaders(deps, caller),
+  read: Pick<RecordReads, 'view' | 'record'> = openRecords(deps, caller.mode),
 ): Promise<IdentifierResolution> {
   if (id.kind === 'usdot_suffix') {
     const record = await read.record(id.dot)
@@ -235,7 +235,7 @@ export async function resolveAnswer(
   deps: Deps,
   caller: Caller,
   id: Identifier,
-  read: RecordLoaders,
+  read: RecordReads,
   bond = false,
 ): Promise<AnswerResolution> {
   if (id.kind !== 'docket') return resolveIdentifier(deps, caller, id, read)

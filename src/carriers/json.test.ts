@@ -5,7 +5,7 @@ import { createTestContext, type TestContext } from '../testing/context.ts'
 import { verifyKey, type Caller } from '../keys/keys.ts'
 import { verifyBatch, verifyResponseBytes } from './batch.ts'
 import { carrierJsonText, toCarrierJson } from './json.ts'
-import { findRecord } from './lookup.ts'
+import { openRecords } from './records.ts'
 import type { CarrierJson } from './schema.ts'
 
 let ctx: TestContext
@@ -30,7 +30,7 @@ beforeAll(async () => {
 afterAll(() => ctx.close())
 
 const json = (dot: number, requestId = 'req-1'): CarrierJson => {
-  const r = findRecord(ctx.deps, caller, dot)
+  const r = openRecords(ctx.deps, caller.mode).recordNow(dot)
   if (!r) throw new Error(`no record ${dot}`)
   return toCarrierJson(r, { usage, requestId, source: r.source })
 }

@@ -1,3 +1,4 @@
+import { usageMeta } from '../keys/billing.ts'
 import type { Usage } from '../keys/usage.ts'
 import type { CompanyRecord } from './record.ts'
 import type { CarrierJson, MetaJson } from './schema.ts'
@@ -9,14 +10,16 @@ export interface MetaInput {
   source: 'mirror' | 'sample' | 'live'
 }
 
+/** An answer's meta block: its call's usage (keys/billing.ts), source, data dates and request. */
 export function toMetaJson(r: Pick<CompanyRecord, 'dataAsOf'>, m: MetaInput): MetaJson {
+  const usage = usageMeta(m.usage)
   return {
-    quota_used: m.usage?.used ?? null,
-    quota_limit: m.usage?.limit ?? null,
-    plan: m.usage?.plan ?? null,
+    quota_used: usage.quota_used,
+    quota_limit: usage.quota_limit,
+    plan: usage.plan,
     source: m.source,
     data_as_of: r.dataAsOf,
-    billed: m.usage?.billed ?? false,
+    billed: usage.billed,
     request_id: m.requestId,
   }
 }

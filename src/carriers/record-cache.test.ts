@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { addReview, reviewInput } from '../reviews/reviews.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
-import { findRecord } from './lookup.ts'
+import { openRecords } from './records.ts'
 import { getCompanyRecord, recordData } from './record.ts'
 import { cachedPerView, loadPerView } from './record-cache.ts'
 import type { Caller } from '../keys/keys.ts'
@@ -36,10 +36,10 @@ afterAll(() => {
 test('a cached record equals the uncached assembly, on the first read and on every hit', () => {
   for (let round = 0; round < 3; round++)
     for (const dot of DOTS)
-      expect(findRecord(cached.deps, caller, dot), `USDOT ${dot}`).toEqual(
-        findRecord(uncached.deps, callerOff, dot),
+      expect(openRecords(cached.deps, caller.mode).recordNow(dot), `USDOT ${dot}`).toEqual(
+        openRecords(uncached.deps, callerOff.mode).recordNow(dot),
       )
-  expect(findRecord(cached.deps, caller, 99_999_998)).toBeNull()
+  expect(openRecords(cached.deps, caller.mode).recordNow(99_999_998)).toBeNull()
 })
 
 test("a record holds its data's keys in their order (no contacts), then trust and reviews", () => {
@@ -49,7 +49,7 @@ test("a record holds its data's keys in their order (no contacts), then trust an
   for (const dot of DOTS) {
     const data = recordData({ today: '2026-11-15' }, view, census, dot)
     if (!data) throw new Error(`no record data for ${dot}`)
-    const record = findRecord(uncached.deps, callerOff, dot)
+    const record = openRecords(uncached.deps, callerOff.mode).recordNow(dot)
     const { contacts: _contacts, ...blocks } = data
     expect(Object.keys(record ?? {}), `USDOT ${dot}`).toEqual([
       ...Object.keys(blocks),
@@ -62,7 +62,7 @@ test("a record holds its data's keys in their order (no contacts), then trust an
 
 test('a review stored after a cached read shows in the next read, with its Trust Score', () => {
   const dot = 1000001
-  const before = findRecord(cached.deps, caller, dot)
+  const before = openRecords(cached.deps, caller.mode).recordNow(dot)
   const today = '2026-11-15'
   for (const ctx of [cached, uncached])
     addReview(
@@ -70,16 +70,18 @@ test('a review stored after a cached read shows in the next read, with its Trust
       reviewInput(today).parse({ dot, stars: 1, experience_type: 'delivery', title: 'late' }),
       { now: ctx.clock().getTime(), today },
     )
-  const after = findRecord(cached.deps, caller, dot)
+  const after = openRecords(cached.deps, caller.mode).recordNow(dot)
   expect(after?.reviews.summary).not.toEqual(before?.reviews.summary)
-  expect(after).toEqual(findRecord(uncached.deps, callerOff, dot))
+  expect(after).toEqual(openRecords(uncached.deps, callerOff.mode).recordNow(dot))
 })
 
 test('the next day reads the datasets again (dates move pending suspensions and expiries)', () => {
   cached.clock.advance(86_400_000)
   uncached.clock.advance(86_400_000)
   for (const dot of DOTS)
-    expect(findRecord(cached.deps, caller, dot)).toEqual(findRecord(uncached.deps, callerOff, dot))
+    expect(openRecords(cached.deps, caller.mode).recordNow(dot)).toEqual(
+      openRecords(uncached.deps, callerOff.mode).recordNow(dot),
+    )
 })
 
 test('an entry is kept from its second miss; least recently used entries go first', () => {

@@ -22,17 +22,16 @@ import {
   toCarrierJson,
   type MetaInput,
 } from './json.ts'
-import { findRecord, loadAnswer, loadRecord, recordLoaders } from './lookup.ts'
+import { cachedRecords, inProcessRecords, openRecords, type RecordPort } from './records.ts'
 import { toBondJson } from './bond.ts'
 import { addReview } from '../reviews/reviews.ts'
 import { dataReasons } from './data-check.ts'
-import { answerOf, loadRecordAnswer, type RecordAnswerReader } from './answer.ts'
-import { recordData, type RecordDataReader } from './record.ts'
+import { answerOf } from './answer.ts'
+import { recordData } from './record.ts'
 import { RecordWorkers } from './record-workers.ts'
 import { verifyBatch, verifyResponseBytes } from './batch.ts'
 import { sortedDots } from '../db/dot-set.ts'
 import type { ReviewedDots } from '../reviews/reviews.ts'
-import type { RecordWorkerPool } from '../deps.ts'
 
 let ctx: TestContext
 let root: string
@@ -85,10 +84,14 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true })
 })
 
+/** The record as the main thread alone assembles it. */
+const mainRecord = (caller: Caller, dot: number) =>
+  openRecords(ctx.deps, caller.mode).recordNow(dot)
+
 /** The record as the server reads it with the pool, and as the main thread alone assembles it. */
 async function both(caller: Caller, dot: number) {
-  const viaWorker = await loadRecord({ ...ctx.deps, recordWorkers: workers }, caller, dot)
-  return { viaWorker, onMain: findRecord(ctx.deps, caller, dot) }
+  const viaWorker = await openRecords({ ...ctx.deps, records: workers }, caller.mode).record(dot)
+  return { viaWorker, onMain: mainRecord(caller, dot) }
 }
 
 test('a record assembled by a worker equals the main thread’s, in the sample and the live view', async () => {
@@ -108,9 +111,9 @@ test('a record assembled by a worker equals the main thread’s, in the sample a
 
 test('many lookups in flight at once each get their own record', async () => {
   const dots = [...SAMPLE_DOTS, ...SAMPLE_DOTS, ...SAMPLE_DOTS]
-  const pool = { ...ctx.deps, recordWorkers: workers }
+  const pool = { ...ctx.deps, records: workers }
   expect(workers.inFlight).toBe(0)
-  const reads = dots.map((dot) => loadRecord(pool, sandbox, dot))
+  const reads = dots.map((dot) => openRecords(pool, sandbox.mode).record(dot))
   // one request per USDOT (concurrent misses share a read); the metering's group commit gathers
   // only while the workers owe answers (keys/usage.ts)
   expect(workers.inFlight).toBe(new Set(dots).size)
@@ -118,7 +121,7 @@ test('many lookups in flight at once each get their own record', async () => {
   expect(workers.inFlight).toBe(0)
   read.forEach((r, i) => expect(r?.dotNumber ?? null).toBe(r ? dots[i] : null))
   expect(read.map((r) => r?.legal_name ?? null)).toEqual(
-    dots.map((dot) => findRecord(ctx.deps, sandbox, dot)?.legal_name ?? null),
+    dots.map((dot) => mainRecord(sandbox, dot)?.legal_name ?? null),
   )
 })
 
@@ -126,11 +129,11 @@ test('a worker that dies with requests in flight: each is answered on the main t
   const lines: { msg: string }[] = []
   const log = createLogger('warn', { write: (l: string) => void lines.push(JSON.parse(l)) })
   const pool = new RecordWorkers({ size: 1, log })
-  const deps = { ...ctx.deps, recordWorkers: pool }
+  const deps = { ...ctx.deps, records: pool }
   try {
     // a first read starts the worker and opens its files
-    await loadRecord(deps, sandbox, SAMPLE_DOTS[0] ?? 0)
-    const reads = SAMPLE_DOTS.map((dot) => loadRecord(deps, sandbox, dot))
+    await openRecords(deps, sandbox.mode).record(SAMPLE_DOTS[0] ?? 0)
+    const reads = SAMPLE_DOTS.map((dot) => openRecords(deps, sandbox.mode).record(dot))
     expect(pool.inFlight).toBe(SAMPLE_DOTS.length)
     // the worker is gone before it answers: every waiting request fails over, none is lost
     const slots = (pool as unknown as { slots: { worker: { terminate(): Promise<number> } }[] })
@@ -138,13 +141,15 @@ test('a worker that dies with requests in flight: each is answered on the main t
     await slots[0]?.worker.terminate()
     const read = await Promise.all(reads)
     expect(pool.inFlight).toBe(0)
-    expect(read).toEqual(SAMPLE_DOTS.map((dot) => findRecord(ctx.deps, sandbox, dot)))
+    expect(read).toEqual(SAMPLE_DOTS.map((dot) => mainRecord(sandbox, dot)))
     // (a reply the worker posted before it stopped may still arrive and answer its request)
     const failedOver = lines.filter((l) => l.msg.startsWith('record worker failed')).length
     expect(failedOver).toBeGreaterThan(0)
     expect(failedOver).toBeLessThanOrEqual(SAMPLE_DOTS.length)
     // the next read starts a new worker
-    expect(await loadRecord(deps, sandbox, 1000001)).toEqual(findRecord(ctx.deps, sandbox, 1000001))
+    expect(await openRecords(deps, sandbox.mode).record(1000001)).toEqual(
+      mainRecord(sandbox, 1000001),
+    )
   } finally {
     await pool.close()
   }
@@ -183,9 +188,11 @@ test.runIf(existsSync('/proc/self/fd'))(
       pool.follow([ctx.deps.datasets.view('live'), ctx.deps.datasets.view('test')]),
     )
     try {
-      const deps = { ...ctx.deps, recordWorkers: pool }
+      const deps = { ...ctx.deps, records: pool }
       // both workers read the live census
-      const read = await Promise.all(LIVE_DOTS.map((dot) => loadRecord(deps, live, dot)))
+      const read = await Promise.all(
+        LIVE_DOTS.map((dot) => openRecords(deps, live.mode).record(dot)),
+      )
       const was = read[1]?.fleet.power_units
       const before = ctx.deps.datasets.view('live')
       const old = (before.get('census') as ActiveDataset).path
@@ -204,13 +211,13 @@ test.runIf(existsSync('/proc/self/fd'))(
       expect(openFilesOf(current).length).toBeGreaterThanOrEqual(3)
       // a read still in the view it began in (the file is kept) is answered from that version,
       // by a worker (the main thread has closed that version)
-      const inOld = (await pool.read(before, 1_000_002, { today: '2026-11-15' })) as {
+      const inOld = (await pool.data(before, 1_000_002, { today: '2026-11-15' })) as {
         fleet: { power_units: number | null }
       }
       expect(was).not.toBe(55)
       expect(inOld.fleet.power_units).toBe(was)
       // the new version from the next lookup on
-      expect((await loadRecord(deps, live, 1_000_002))?.fleet.power_units).toBe(55)
+      expect((await openRecords(deps, live.mode).record(1_000_002))?.fleet.power_units).toBe(55)
     } finally {
       await pool.close()
     }
@@ -224,11 +231,11 @@ test('a lookup sent while a batch’s reads wait is answered before most of them
     const order: string[] = []
     const batch = Array.from({ length: 300 }, (_, i) =>
       pool
-        .read(view, LIVE_DOTS[i % LIVE_DOTS.length] ?? 0, { today: '2026-11-15', batch: true })
+        .data(view, LIVE_DOTS[i % LIVE_DOTS.length] ?? 0, { today: '2026-11-15', batch: true })
         .then((r) => (order.push(`batch ${i}`), r)),
     )
     const lookup = pool
-      .read(view, 1_000_002, { today: '2026-11-15' })
+      .data(view, 1_000_002, { today: '2026-11-15' })
       .then((r) => (order.push('lookup'), r))
     const [one, reads] = await Promise.all([lookup, Promise.all(batch)])
     // the first read installs the view and is answered at once; the lookup then goes before the
@@ -240,7 +247,7 @@ test('a lookup sent while a batch’s reads wait is answered before most of them
     expect(reads.map((r) => (r as { dot_number: string } | null)?.dot_number ?? null)).toEqual(
       batch.map((_, i) => {
         const dot = LIVE_DOTS[i % LIVE_DOTS.length] ?? 0
-        return findRecord(ctx.deps, live, dot)?.dot_number ?? null
+        return mainRecord(live, dot)?.dot_number ?? null
       }),
     )
   } finally {
@@ -264,16 +271,16 @@ test('a batch’s reads waiting when the views change are answered in the view t
         name === 'census' ? { ...census, versionId: census.versionId + 1_000 } : view.get(name),
     }
     const deps = { today: '2026-11-15', batch: true }
-    const reads = Array.from({ length: 60 }, () => pool.read(view, 1_000_001, deps))
+    const reads = Array.from({ length: 60 }, () => pool.data(view, 1_000_001, deps))
     pool.follow([swapped, ctx.deps.datasets.view('test')])
-    const after = await pool.read(swapped, 1_000_001, deps)
+    const after = await pool.data(swapped, 1_000_001, deps)
     const expected = recordData(deps, view, census, 1_000_001)
     expect(expected).not.toBeNull()
     for (const r of await Promise.all(reads)) expect(r).toEqual(expected)
     expect((after as { dot_number: string }).dot_number).toBe('1000001')
     // and when a lookup names a view that replaces theirs (the view it carries is installed)
-    const waiting = Array.from({ length: 60 }, () => pool.read(swapped, 1_000_001, deps))
-    const back = await pool.read(view, 1_000_001, { today: '2026-11-15' })
+    const waiting = Array.from({ length: 60 }, () => pool.data(swapped, 1_000_001, deps))
+    const back = await pool.data(view, 1_000_001, { today: '2026-11-15' })
     for (const r of [...(await Promise.all(waiting)), back]) expect(r).toEqual(expected)
     // none failed over to the main thread: each was read before its view's files closed
     expect(lines).toEqual([])
@@ -297,11 +304,11 @@ test('a worker that cannot read the files answers through the main thread', asyn
   const pool = new RecordWorkers({ size: 1, log })
   try {
     const deps = { today: '2026-11-15' }
-    const viaFallback = await pool.read(broken, 1000001, deps)
+    const viaFallback = await pool.data(broken, 1000001, deps)
     expect(lines).toMatchObject([
       { msg: 'record worker failed; assembling on the main thread', dot: 1000001 },
     ])
-    const viaWorker = await pool.read(view, 1000001, deps)
+    const viaWorker = await pool.data(view, 1000001, deps)
     expect(lines).toHaveLength(1)
     expect(viaFallback).not.toBeNull()
     expect(viaFallback).toEqual(viaWorker)
@@ -313,20 +320,20 @@ test('a worker that cannot read the files answers through the main thread', asyn
 test('after the pool is closed, lookups are assembled on the main thread', async () => {
   const closed = new RecordWorkers({ size: 2, log: silentLogger() })
   await closed.close()
-  const record = await loadRecord({ ...ctx.deps, recordWorkers: closed }, sandbox, 1000001)
-  expect(record).toEqual(findRecord(ctx.deps, sandbox, 1000001))
+  const record = await openRecords({ ...ctx.deps, records: closed }, sandbox.mode).record(1000001)
+  expect(record).toEqual(mainRecord(sandbox, 1000001))
 })
 
 test('a worker-read record answers the same JSON text as JSON.stringify, from the text it came in', async () => {
-  const pool = { ...ctx.deps, recordWorkers: workers }
+  const pool = { ...ctx.deps, records: workers }
   for (const dot of SAMPLE_DOTS) {
-    const record = await loadRecord(pool, sandbox, dot)
+    const record = await openRecords(pool, sandbox.mode).record(dot)
     if (!record) continue
     const json = toCarrierJson(record, { usage: null, requestId: 'req-w', source: record.source })
     expect(carrierJsonText(json), `USDOT ${dot}`).toBe(JSON.stringify(json))
   }
   // the text sent from the worker starts with the blocks exactly as carrierJsonText writes them
-  const onMain = findRecord(ctx.deps, sandbox, 1000001)
+  const onMain = mainRecord(sandbox, 1000001)
   if (!onMain) throw new Error('no record')
   const { json, blocks } = dataBlocksFirst(onMain)
   const whole = JSON.stringify(
@@ -345,8 +352,8 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
 
   /** The answer text through the pool, and the main thread's text of the same record. */
   async function texts(caller: Caller, dot: number, meta: MetaInput) {
-    const found = await loadAnswer({ ...ctx.deps, recordWorkers: whole }, caller, dot)
-    const record = findRecord(ctx.deps, caller, dot)
+    const found = await openRecords({ ...ctx.deps, records: whole }, caller.mode).answer(dot)
+    const record = mainRecord(caller, dot)
     return {
       viaWorker: found && answerText(found.body, found, meta),
       onMain: record && carrierJsonText(toCarrierJson(record, meta)),
@@ -392,11 +399,12 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
   function countingPool() {
     const calls: string[] = []
     const mark = (d: { batch?: boolean }) => (d.batch ? ' (batch)' : '')
-    const counting: RecordWorkerPool = {
-      get inFlight() {
-        return whole.inFlight
+    const counting: RecordPort = {
+      get busy() {
+        return whole.busy
       },
-      read: (view, dot, d) => (calls.push(`data ${dot}${mark(d)}`), whole.read(view, dot, d)),
+      dataNow: (view, dot, d) => (calls.push(`now ${dot}${mark(d)}`), whole.dataNow(view, dot, d)),
+      data: (view, dot, d) => (calls.push(`data ${dot}${mark(d)}`), whole.data(view, dot, d)),
       answer: (view, dot, d) => (calls.push(`whole ${dot}${mark(d)}`), whole.answer(view, dot, d)),
       follow: (views) => whole.follow(views),
       close: () => Promise.resolve(),
@@ -404,9 +412,9 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
     return { calls, counting }
   }
 
-  /** A live caller's batch of `items` through `recordWorkers` (null: on the main thread). */
-  const verify = (recordWorkers: RecordWorkerPool | null, items: unknown[], requestId: string) =>
-    verifyBatch({ ...ctx.deps, recordWorkers }, live, {
+  /** A live caller's batch of `items` through `records` (null: on the main thread). */
+  const verify = (records: RecordPort | null, items: unknown[], requestId: string) =>
+    verifyBatch({ ...ctx.deps, records: records ?? inProcessRecords }, live, {
       items,
       fromDotNumbers: false,
       crosscheck: undefined,
@@ -432,8 +440,7 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
       ...LIVE_DOTS.map((dot) => ({ dot: String(dot) })),
       { dot: '1000001', crosscheck: true },
     ]
-    const batch = (recordWorkers: RecordWorkerPool | null) =>
-      verify(recordWorkers, items, 'req-batch')
+    const batch = (records: RecordPort | null) => verify(records, items, 'req-batch')
     const viaWorkers = await batch(counting)
     // each USDOT item (found or not) answered whole by a worker; the cache is off in this context
     expect(calls).toEqual(LIVE_DOTS.map((dot) => `whole ${dot} (batch)`))
@@ -457,7 +464,7 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
     expect(calls.sort()).toEqual(['data 1000001 (batch)', 'whole 1000002 (batch)'])
     // a single lookup's read is not marked
     calls.length = 0
-    await loadRecord({ ...ctx.deps, recordWorkers: counting }, live, 1_000_002)
+    await openRecords({ ...ctx.deps, records: counting }, live.mode).record(1_000_002)
     expect(calls).toEqual(['data 1000002'])
   })
 
@@ -465,8 +472,7 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
     // marked: read through the batch's readers, at its one instant
     const { calls, counting } = countingPool()
     const items = [{ mc: 'MC-1' }, { mc: 'MC-000002' }, { mc: 'mc 3' }, { mc: 'MC-4' }]
-    const batch = (recordWorkers: RecordWorkerPool | null) =>
-      verify(recordWorkers, items, 'req-batch-mc')
+    const batch = (records: RecordPort | null) => verify(records, items, 'req-batch-mc')
     const viaWorkers = await batch(counting)
     // MC-1: one holder, whole; MC-2: two holders, both read as data and ranked; MC-3: its holder
     // was MC-2's pick, a duplicate (found either way); MC-4: no holder, nothing read
@@ -494,11 +500,11 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
       [live, LIVE_DOTS],
     ] as const)
       for (const dot of dots) {
-        const viaWorker = await recordLoaders({ ...ctx.deps, recordWorkers: whole }, caller).answer(
+        const viaWorker = await openRecords({ ...ctx.deps, records: whole }, caller.mode).answer(
           dot,
           true,
         )
-        const record = findRecord(ctx.deps, caller, dot)
+        const record = mainRecord(caller, dot)
         const onMain = record && {
           body: answerOf(record).body,
           bond: JSON.stringify(toBondJson(record.insurance, record.authority)),
@@ -508,13 +514,13 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
         )
       }
     // a BMC-84 on file in the sample (USDOT 1000002, in SAMPLE_DOTS): the block is its bond
-    const broker = await recordLoaders({ ...ctx.deps, recordWorkers: whole }, sandbox).answer(
+    const broker = await openRecords({ ...ctx.deps, records: whole }, sandbox.mode).answer(
       1_000_002,
       true,
     )
     expect(JSON.parse(broker?.bond ?? 'null')).toMatchObject({ on_file: true })
     // a lookup asks for none
-    const plain = await recordLoaders({ ...ctx.deps, recordWorkers: whole }, sandbox).answer(344554)
+    const plain = await openRecords({ ...ctx.deps, records: whole }, sandbox.mode).answer(344554)
     expect(plain?.bond).toBeUndefined()
   })
 
@@ -578,18 +584,25 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
   test('a record the cache will keep (its second miss) is read as data; any other, whole', async () => {
     const view = ctx.deps.datasets.view('test')
     const calls: string[] = []
-    const read: RecordDataReader = (v, dot, d) => (calls.push('data'), whole.read(v, dot, d))
-    const answer: RecordAnswerReader = (v, dot, d) => (calls.push('whole'), whole.answer(v, dot, d))
+    const counting: RecordPort = {
+      busy: true,
+      dataNow: whole.dataNow,
+      data: (v, dot, d) => (calls.push('data'), whole.data(v, dot, d)),
+      answer: (v, dot, d) => (calls.push('whole'), whole.answer(v, dot, d)),
+      follow: (views) => whole.follow(views),
+      close: () => Promise.resolve(),
+    }
     const deps = {
       db: ctx.deps.db,
       today: '2026-11-16',
-      now: ctx.clock().getTime(),
-      maxAgeHours: 72,
-      cacheEntries: 10,
+      dataReasons: dataReasons(
+        { db: ctx.deps.db, now: ctx.clock().getTime(), maxAgeHours: 72 },
+        view,
+      ),
     }
+    const cached = cachedRecords(counting, 10)
     const bodies = []
-    for (let i = 0; i < 3; i++)
-      bodies.push((await loadRecordAnswer(deps, view, 1000005, read, answer))?.body)
+    for (let i = 0; i < 3; i++) bodies.push((await cached.answer(view, 1000005, deps))?.body)
     // first miss: whole; second miss: the data, kept; third: the cache, no read at all
     expect(calls).toEqual(['whole', 'data'])
     expect(new Set(bodies).size).toBe(1)

@@ -17,19 +17,14 @@ import type { Worker } from 'node:worker_threads'
 import type { DataView } from '../db/datasets.ts'
 import { DATASET_NAMES, type Channel, type DatasetName } from '../db/names.ts'
 import { siblingModule, startWorker } from '../ingest/worker-module.ts'
-import type { RecordWorkerPool } from '../deps.ts'
 import type { Logger } from '../log.ts'
 import { includesDot } from '../db/dot-set.ts'
 import type { NationalAverages } from '../safety/national-averages.ts'
 import { parseDataBlocksFirst } from './json.ts'
 import { PendingReplies } from './pending-replies.ts'
-import { answerRecord, type RecordAnswer, type RecordAnswerReader } from './answer.ts'
-import {
-  recordData,
-  type RecordData,
-  type RecordDataDeps,
-  type RecordDataReader,
-} from './record.ts'
+import { answerRecord, type RecordAnswer } from './answer.ts'
+import { recordData, type RecordData, type RecordDataDeps } from './record.ts'
+import type { RecordPort } from './records.ts'
 
 const ENTRY = siblingModule('./record-worker', import.meta.url)
 
@@ -149,8 +144,8 @@ export interface RecordWorkersOptions {
   appDb?: string
 }
 
-/** A pool of record worker threads; `read` is a `RecordDataReader` for `loadCompanyRecord`. */
-export class RecordWorkers implements RecordWorkerPool {
+/** A pool of record worker threads: the record port's implementation off the main thread. */
+export class RecordWorkers implements RecordPort {
   private readonly slots: (Slot | null)[]
   private readonly options: RecordWorkersOptions
   private closed = false
@@ -161,8 +156,11 @@ export class RecordWorkers implements RecordWorkerPool {
     for (let i = 0; i < this.slots.length; i++) this.slots[i] = this.spawn(i)
   }
 
+  /** The dataset part of a USDOT's record in `view`, read on the calling thread. */
+  readonly dataNow: RecordPort['dataNow'] = dataOnMain
+
   /** The dataset part of a USDOT's record in `view`, assembled by the least busy worker. */
-  readonly read: RecordDataReader = async (view, dot, deps) => {
+  readonly data: RecordPort['data'] = async (view, dot, deps) => {
     try {
       const reply = await this.ask(view, dot, deps.today, deps.batch === true)
       if (!('json' in reply)) throw new Error('record worker answered without the record data')
@@ -180,7 +178,7 @@ export class RecordWorkers implements RecordWorkerPool {
    * main thread then adds only the meta block); on the main thread when the pool was given no
    * app.db or a worker fails.
    */
-  readonly answer: RecordAnswerReader = async (view, dot, deps) => {
+  readonly answer: RecordPort['answer'] = async (view, dot, deps) => {
     if (this.options.appDb !== undefined)
       try {
         const whole: ReadRequest['whole'] = { dataReasons: deps.dataReasons }
@@ -222,6 +220,11 @@ export class RecordWorkers implements RecordWorkerPool {
     let n = 0
     for (const slot of this.slots) if (slot) n += slot.pending.size
     return n
+  }
+
+  /** Busy while the workers owe answers (other lookups' charges are then on their way). */
+  get busy(): boolean {
+    return this.inFlight > 0
   }
 
   /** Stops the workers; reads after this assemble on the main thread. */

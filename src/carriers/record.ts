@@ -16,7 +16,7 @@ import type { TrustCensus, TrustInput } from '../trust/input.ts'
 import { computeTrust } from '../trust/score.ts'
 import type { TrustJson } from '../trust/schema.ts'
 import { contactSignals, type ContactSignals } from '../trust/signals.ts'
-import { cachedPerView, loadPerView } from './record-cache.ts'
+import { cachedPerView } from './record-cache.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
 import { findCensusRow, priorRevokeOf, usdotStatusOf, type CensusRow } from '../census/census.ts'
 import { censusClasses, entityTypes, privateEntity } from './entity.ts'
@@ -172,31 +172,7 @@ export function getCompanyRecord(
 }
 
 /** The record cache's key of a USDOT's dataset part: the day is part of it (dates move facts). */
-export const cacheKey = (deps: RecordDeps, dot: number) => `${deps.today}|${dot}`
-
-/**
- * Reads the dataset part of a record for `getCompanyRecord`'s callers that can wait: where it is
- * not cached, `read` assembles it (in a worker thread: record-workers.ts).
- */
-export type RecordDataReader = (
-  view: DataView,
-  dot: number,
-  deps: RecordDataDeps & Pick<RecordDeps, 'batch'>,
-) => Promise<RecordData | null>
-
-/** `getCompanyRecord`, with the dataset part read by `read` when it is not cached. */
-export async function loadCompanyRecord(
-  deps: RecordDeps,
-  view: DataView,
-  dot: number,
-  read: RecordDataReader,
-): Promise<CompanyRecord | null> {
-  if (!view.get('census')) throw new AppError('dataset_unavailable')
-  const data = await loadPerView(view, cacheKey(deps, dot), deps.cacheEntries ?? 0, () =>
-    read(view, dot, deps),
-  )
-  return data ? completeRecord(deps, data, deps.dataReasons ?? dataReasons(deps, view)) : null
-}
+const cacheKey = (deps: RecordDeps, dot: number) => `${deps.today}|${dot}`
 
 /**
  * A record from its dataset part: reviews (read now from `deps.db`) and the Trust Score over

@@ -1,5 +1,6 @@
 /** The company verification record (DESIGN.md §2): composes each owner's block schema into CarrierJson. Every key is always present; a value not on file is null. */
 import { z } from 'zod'
+import { UsageMetaShape } from '../keys/billing.ts'
 import { EntityType } from '../fields.ts'
 import { ContactJson, FleetJson, IdentityJson } from '../census/schema.ts'
 import { CrosscheckJson } from '../crosscheck/schema.ts'
@@ -8,13 +9,14 @@ import { ReviewsJson } from '../reviews/schema.ts'
 import { SafetyJson } from '../safety/schema.ts'
 import { TrustJson } from '../trust/schema.ts'
 
+/** An answer's meta block; its usage fields are billing's (keys/billing.ts `UsageMetaShape`). */
 export const MetaJson = z.object({
-  quota_used: z.number().int().nullable(),
-  quota_limit: z.number().int().nullable(),
-  plan: z.string().nullable(),
+  quota_used: UsageMetaShape.quota_used,
+  quota_limit: UsageMetaShape.quota_limit,
+  plan: UsageMetaShape.plan,
   source: z.enum(['mirror', 'live', 'sample']),
   data_as_of: z.record(z.string(), z.string().nullable()),
-  billed: z.boolean(),
+  billed: UsageMetaShape.billed,
   request_id: z.string(),
 })
 export type MetaJson = z.infer<typeof MetaJson>

@@ -9,15 +9,10 @@ import { isoDate } from '../clock.ts'
 import { findCensusByContact } from '../census/census.ts'
 import { McParam, resolveIdentifier, toDocketLookupJson, DotParam } from '../carriers/docket.ts'
 import { toMetaJson } from '../carriers/json.ts'
-import {
-  chargeCall,
-  findRecord,
-  loadRecord,
-  notFoundForDot,
-  notFoundWithUsage,
-  shapeMetered,
-} from '../carriers/lookup.ts'
+import { notFoundForDot, shapeMetered } from '../carriers/lookup.ts'
+import { chargeWith, notFoundWithUsage } from '../keys/billing.ts'
 import type { CompanyRecord } from '../carriers/record.ts'
+import { openRecords } from '../carriers/records.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
@@ -41,11 +36,12 @@ export const newId = (prefix: 'chk' | 'ovr') => `${prefix}_${randomBytes(12).toS
 /** The other companies' status, read in the caller's view (at most OTHERS_EXAMINED per check). */
 function contactSources(deps: Deps, caller: Caller): ContactSources {
   const census = deps.datasets.view(caller.mode).get('census')
+  const records = openRecords(deps, caller.mode)
   return {
     companiesWith: (kind, values, limit) =>
       census ? findCensusByContact(census, kind, values, limit) : { total: 0, dots: [] },
     statusOf(dot): OtherCompanyJson | null {
-      const r = findRecord(deps, caller, dot)
+      const r = records.recordNow(dot)
       if (!r) return null
       return {
         dot_number: r.dot_number,
@@ -68,7 +64,7 @@ async function resolve(
     const r = DotParam.safeParse(typeof req.dot === 'number' ? String(req.dot) : req.dot)
     if (!r.success)
       throw new AppError('invalid_dot', r.error.issues[0]?.message ?? 'invalid USDOT number')
-    const record = await loadRecord(deps, caller, r.data)
+    const record = await openRecords(deps, caller.mode).record(r.data)
     if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(r.data).message)
     return { record, lookup: null }
   }
@@ -168,9 +164,9 @@ export async function createCheck(
     record: served,
   }
   const signer = currentSigner(deps.db, deps.config.paths.dataDir, now.getTime())
-  const { row, usage } = deps.db.transaction(() => {
-    const usage = chargeCall(deps, caller) // 429 past a capped plan's quota: nothing is stored
-    const row = appendEntry(deps.db, signer, {
+  // 429 past a capped plan's quota: nothing is stored, the refusal is counted
+  const { value: row, usage } = chargeWith(deps, caller, () =>
+    appendEntry(deps.db, signer, {
       kind: 'check',
       id: doc.check_id,
       checkId: doc.check_id,
@@ -181,9 +177,8 @@ export async function createCheck(
       verdict: doc.verdict,
       createdAt: now.getTime(),
       document: JSON.stringify(doc),
-    })
-    return { row, usage }
-  })()
+    }),
+  )
   const meta = toMetaJson(record, { usage, requestId, source: shaped.source })
   const check: CheckJson = {
     ...doc,

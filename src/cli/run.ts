@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts'
-import { createDeps, type Deps } from '../deps.ts'
+import { createDeps } from '../compose.ts'
+import { type Deps } from '../deps.ts'
 import { COMMANDS } from './commands.ts'
 import { reportError, type CliContext, type CommandSpec, type Io } from './io.ts'
 

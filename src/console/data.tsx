@@ -4,6 +4,7 @@
  */
 import type { Hono } from 'hono'
 import type { Deps } from '../deps.ts'
+import { recentRuns } from '../db/versions.ts'
 import { AppError } from '../errors.ts'
 import { isUnreachable } from '../sync/offline.ts'
 import { syncOverview } from '../sync/status.ts'
@@ -56,20 +57,7 @@ export function dataRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
     const session = requireAdmin(c)
     const overview = syncOverview(deps)
     const status = overview.datasets
-    const history = deps.db
-      .prepare(
-        `SELECT id, dataset, trigger, status, started_at AS startedAt, finished_at AS finishedAt, error
-         FROM sync_runs ORDER BY id DESC LIMIT 40`,
-      )
-      .all() as {
-      id: number
-      dataset: string
-      trigger: string
-      status: string
-      startedAt: number
-      finishedAt: number | null
-      error: string | null
-    }[]
+    const history = recentRuns(deps.db, 40)
     const t = (ms: number | null) =>
       ms === null ? '—' : new Date(ms).toISOString().replace('T', ' ').slice(0, 19)
     return c.html(

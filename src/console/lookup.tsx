@@ -5,8 +5,9 @@
  * lookups an hour per console user so it cannot stand in for the API.
  */
 import type { Hono } from 'hono'
-import { HOUR, isoDate } from '../clock.ts'
-import { getCompanyRecord, type CompanyRecord } from '../carriers/record.ts'
+import { HOUR } from '../clock.ts'
+import type { CompanyRecord } from '../carriers/record.ts'
+import { openRecords } from '../carriers/records.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import { WEIGHTS } from '../trust/policy.ts'
@@ -315,17 +316,7 @@ export function lookupRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
       else {
         limiter.hit(key, now.getTime())
         try {
-          record = getCompanyRecord(
-            {
-              db: deps.db,
-              today: isoDate(now),
-              now: now.getTime(),
-              maxAgeHours: deps.config.sync.maxAgeHours,
-              nationalAverages: deps.config.safety.nationalAverages,
-            },
-            deps.datasets.view('live'),
-            Number(raw),
-          )
+          record = openRecords(deps, 'live').recordNow(Number(raw))
           if (!record) error = `No company with USDOT ${raw}.`
         } catch (err) {
           if (err instanceof AppError && err.code === 'dataset_unavailable')

@@ -11,6 +11,7 @@ import {
   removeRecipient,
   unsubscribe,
   type RecipientKind,
+  isUnsubscribeToken,
 } from '../mail/recipients.ts'
 import { mailStatus, mailStatusLine } from '../mail/status.ts'
 import { setFlash, type Session } from '../users/sessions.ts'
@@ -185,13 +186,7 @@ const TOKEN = /^[A-Za-z0-9_-]{20,40}$/
 export function unsubscribeRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
   app.get('/unsubscribe/:token', (c) => {
     const token = c.req.param('token')
-    const known =
-      TOKEN.test(token) &&
-      deps.db
-        .prepare(
-          'SELECT 1 FROM mail_recipients WHERE unsubscribe_token = ? UNION ALL SELECT 1 FROM mail_messages WHERE unsubscribe_token = ?',
-        )
-        .get(token, token) !== undefined
+    const known = TOKEN.test(token) && isUnsubscribeToken(deps.db, token)
     if (!known) c.status(404)
     return c.html(<UnsubscribePage c={c} token={token} done={null} unknown={!known} />)
   })

@@ -88,7 +88,7 @@ describe('the registry of a server whose record workers read the records', () =>
       const sized = (census: number, other: number) =>
         Object.fromEntries(DATASET_NAMES.map((name) => [name, name === 'census' ? census : other]))
       expect(caches('sample')).toEqual(sized(16_384, 8_192))
-      ctx.deps.datasets.leaveRecordsToWorkers()
+      ctx.deps.datasets.setCacheKib(1_024)
       expect(caches('sample')).toEqual(sized(16_384, 1_024))
       // versions opened after: the same
       const runs = await importDir(pipelineDeps(ctx.deps), 'data/sample', {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import type { Logger } from '../log.ts'
 import type { Sqlite } from './open.ts'
-import { CENSUS_CACHE_KIB, DATASET_CACHE_KIB, openSqlite } from './open.ts'
+import { cached, CENSUS_CACHE_KIB, DATASET_CACHE_KIB, openSqlite } from './open.ts'
 import { DATASET_NAMES, type Channel, type DatasetName } from './names.ts'
 import { listActiveVersions } from './versions.ts'
 import { resolveStoredPath } from './paths.ts'
@@ -45,12 +45,6 @@ const cacheKibWith =
 /** A dataset connection's page cache (KiB) by default. */
 const defaultCacheKib = cacheKibWith(DATASET_CACHE_KIB)
 
-/**
- * The page cache (KiB) of the serving thread's connections to the files other than the census
- * while record workers read the records (`DatasetRegistry.leaveRecordsToWorkers`).
- */
-export const READER_CACHE_KIB = 1_024
-
 /** Opens one dataset version read-only (its own connection and statement cache). */
 export function openActive(
   name: DatasetName,
@@ -65,12 +59,11 @@ export function openActive(
   const db = openSqlite(path, 'readonly', cacheKib)
   // A dataset file is written once, by its build, before it is activated (ingest/build.ts), and
   // never again. By default every read transaction takes and drops a POSIX shared lock and looks
-  // for a hot journal: at full scale about 30 fcntl and 16 stat calls per lookup (strace), the
-  // record worker's largest kernel cost. In EXCLUSIVE locking mode the connection takes its
+  // for a hot journal: several fcntl and stat calls per lookup, a reader's largest kernel cost.
+  // In EXCLUSIVE locking mode the connection takes its
   // shared lock on its first read and keeps it: other readers (threads, the CLI) are not blocked,
   // and no process ever writes the file (README "Decisions").
   db.pragma('locking_mode = EXCLUSIVE')
-  const cache = new Map<string, Database.Statement>()
   return {
     name,
     channel,
@@ -80,14 +73,7 @@ export function openActive(
     confirmedAt,
     path,
     db,
-    stmt(sql) {
-      let s = cache.get(sql)
-      if (!s) {
-        s = db.prepare(sql)
-        cache.set(sql, s)
-      }
-      return s
-    },
+    stmt: (sql) => cached(db, sql),
   }
 }
 
@@ -105,7 +91,7 @@ export class DatasetRegistry {
   private generation = 0
   private readonly views = new Map<'live' | 'test', { generation: number; view: DataView }>()
   private readonly listeners: (() => void)[] = []
-  /** each connection's page cache (KiB) by dataset (`leaveRecordsToWorkers` shrinks it) */
+  /** each connection's page cache (KiB) by dataset (`setCacheKib` sets it) */
   private cacheKib: (name: DatasetName) => number = defaultCacheKib
 
   constructor(appDb: Sqlite, log: Logger, dataDir: string) {
@@ -172,21 +158,18 @@ export class DatasetRegistry {
   }
 
   /**
-   * Record worker threads assemble this process's records (carriers/record-workers.ts, with
-   * connections of their own): this thread's connections to the files other than the census then
-   * serve only the holders of dockets and the rare record read here (a failed worker, a stored
-   * check, the webhooks' monitor), and keep a small page cache (`READER_CACHE_KIB`) instead of
-   * filling 8 MiB each with the pages such reads pass. The census keeps its own for name search.
-   * Applies to the connections open now and to every version opened later.
+   * Sets the page cache (KiB) of this registry's connections to the files other than the census
+   * (the census keeps its own, for name search): for the connections open now and for every
+   * version opened later.
    */
-  leaveRecordsToWorkers(): void {
-    this.cacheKib = cacheKibWith(READER_CACHE_KIB)
+  setCacheKib(others: number): void {
+    this.cacheKib = cacheKibWith(others)
     for (const d of this.open.values()) d.db.pragma(`cache_size = -${this.cacheKib(d.name)}`)
   }
 
   /**
-   * Calls `listener` after every reconcile() that opened or closed a version (the record workers
-   * then drop the files this process no longer reads, without waiting for a lookup).
+   * Calls `listener` after every reconcile() that opened or closed a version (other readers of
+   * the files follow the versions served, without waiting for a lookup).
    */
   onChange(listener: () => void): void {
     this.listeners.push(listener)

@@ -207,3 +207,33 @@ export function lastUnchangedAt(db: Sqlite, dataset: DatasetName): number | null
   const sql = `SELECT max(finished_at) AS at FROM sync_runs WHERE dataset = ? AND status = 'unchanged'`
   return (cached(db, sql).get(dataset) as { at: number | null } | undefined)?.at ?? null
 }
+
+/** The rows a dataset version holds (null: not counted), by its id. */
+export function versionRows(db: Sqlite, id: number): number | null {
+  const sql = 'SELECT rows FROM dataset_versions WHERE id = ?'
+  return (cached(db, sql).get(id) as { rows: number | null } | undefined)?.rows ?? null
+}
+
+/** The status of each dataset's last finished live sync run (running, skipped and interrupted runs aside). */
+export function lastLiveRunStatuses(db: Sqlite): { dataset: string; status: string }[] {
+  const sql = `SELECT dataset, status FROM sync_runs r WHERE id = (SELECT max(id) FROM sync_runs
+     WHERE dataset = r.dataset AND channel = 'live' AND status NOT IN ('running', 'skipped', 'interrupted'))`
+  return cached(db, sql).all() as { dataset: string; status: string }[]
+}
+
+export interface RunSummary {
+  id: number
+  dataset: string
+  trigger: string
+  status: string
+  startedAt: number
+  finishedAt: number | null
+  error: string | null
+}
+
+/** The latest `limit` sync runs, newest first. */
+export function recentRuns(db: Sqlite, limit: number): RunSummary[] {
+  const sql = `SELECT id, dataset, trigger, status, started_at AS startedAt, finished_at AS finishedAt, error
+     FROM sync_runs ORDER BY id DESC LIMIT ?`
+  return cached(db, sql).all(limit) as RunSummary[]
+}

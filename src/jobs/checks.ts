@@ -1,5 +1,6 @@
 import { pruneChecks } from '../checks/retention.ts'
-import type { Job, JobFactory } from './jobs.ts'
+import type { Job } from '../deps.ts'
+import type { JobFactory } from './jobs.ts'
 
 /** Daily: prune stored checks past CHECKS_RETENTION_YEARS (the chains stay verifiable). */
 export const checksJobs: JobFactory = (deps): Job[] => [

@@ -1,10 +1,11 @@
 import { afterEach, describe, expect, test } from 'vitest'
-import { createDeps, pipelineDeps } from '../deps.ts'
+import { createDeps } from '../compose.ts'
+import { pipelineDeps, type Job } from '../deps.ts'
 import { silentLogger } from '../log.ts'
 import { importDir } from '../sync/pipeline.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { LICENSING_FIXTURES, startFmcsaServer, type FmcsaServer } from '../testing/fmcsa-server.ts'
-import { createJobs, RECONCILE_SCHEDULE, type Job } from './jobs.ts'
+import { createJobs, RECONCILE_SCHEDULE } from './jobs.ts'
 import { startScheduler } from './scheduler.ts'
 
 let ctx: TestContext | null = null

@@ -4,19 +4,11 @@
  * when SYNC_ENABLED; `datasets:reconcile` makes a version activated by another process (the CLI)
  * go live in this one. Other domains add theirs through JobFactory.
  */
-import type { Deps } from '../deps.ts'
+import type { Deps, Job } from '../deps.ts'
 import { DATASETS } from '../sync/datasets.ts'
 import type { RunDeps } from '../sync/run.ts'
 import { syncDataset } from '../sync/sync.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
-
-export interface Job {
-  /** e.g. `sync:census` */
-  name: string
-  /** cron expression, 5 fields or 6 with seconds, read in UTC */
-  schedule: string
-  run(signal: AbortSignal): Promise<unknown>
-}
 
 /** How another domain contributes jobs (webhooks:deliver, db:maintenance, …). */
 export type JobFactory = (deps: Deps) => Job[]

@@ -2,7 +2,8 @@ import { mkdirSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Deps } from '../deps.ts'
 import { purgeSessions } from '../users/sessions.ts'
-import type { Job, JobFactory } from './jobs.ts'
+import type { Job } from '../deps.ts'
+import type { JobFactory } from './jobs.ts'
 import { restrictMode } from '../db/app-db.ts'
 
 /** How many daily app.db backups are kept. */

@@ -1,7 +1,7 @@
 /** Wires jobs to croner: UTC, one run at a time per job (`protect`), errors logged. Nothing else. */
 import { Cron } from 'croner'
 import type { Logger } from '../log.ts'
-import type { Job } from './jobs.ts'
+import type { Job } from '../deps.ts'
 
 /**
  * Starts every job on its cron schedule and returns `stop()`: no new runs start, the signal

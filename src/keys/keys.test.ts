@@ -41,7 +41,12 @@ describe('the caller cache', () => {
     const first = verifyKey(server.sqlite, secret, NOW)
     expect(first.ok && first.caller.plan).toBe('starter')
     suspendAccount(cli.sqlite, account.id, 'unpaid', NOW + 1)
-    expect(verifyKey(server.sqlite, secret, NOW + 2)).toEqual({ ok: false, reason: 'suspended' })
+    expect(verifyKey(server.sqlite, secret, NOW + 2)).toEqual({
+      ok: false,
+      reason: 'suspended',
+      accountId: account.id,
+      mode: 'live',
+    })
     resumeAccount(cli.sqlite, account.id)
     setPlan(cli.sqlite, account.id, 'professional', undefined, NOW + 3)
     const after = verifyKey(server.sqlite, secret, NOW + 4)

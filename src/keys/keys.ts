@@ -28,7 +28,9 @@ export interface Caller {
 
 export type VerifyResult =
   | { ok: true; caller: Caller }
-  | { ok: false; reason: 'unknown' | 'revoked' | 'expired' | 'no_subscription' | 'suspended' }
+  | { ok: false; reason: 'unknown' | 'revoked' | 'expired' }
+  /** a valid key of an account that may not call: its refusal is counted (keys/billing.ts) */
+  | { ok: false; reason: 'no_subscription' | 'suspended'; accountId: number; mode: KeyMode }
 
 interface KeyRow {
   id: number
@@ -109,9 +111,10 @@ export function verifyKey(db: Sqlite, secret: string, now: number): VerifyResult
   if (key.revokedAt !== null && key.revokedAt <= now) return { ok: false, reason: 'revoked' }
   if (key.expiresAt !== null && key.expiresAt <= now) return { ok: false, reason: 'expired' }
   if (!account) return { ok: false, reason: 'unknown' }
-  if (account.suspendedAt !== null) return { ok: false, reason: 'suspended' }
+  const who = { accountId: key.accountId, mode: key.mode }
+  if (account.suspendedAt !== null) return { ok: false, reason: 'suspended', ...who }
   const sub = account.subscription
-  if (!sub || !hasAccess(sub, now)) return { ok: false, reason: 'no_subscription' }
+  if (!sub || !hasAccess(sub, now)) return { ok: false, reason: 'no_subscription', ...who }
   // last-used is kept to the minute: at most one write per key per minute
   if (now - resolved.touchedAt > 60_000) {
     authCache(db).touch.run(now, key.id, now - 60_000)

@@ -281,8 +281,7 @@ describe('quota and billing', () => {
       const workers = { inFlight: 0 }
       vi.useFakeTimers({ toFake: ['setTimeout', 'setImmediate', 'performance'] })
       try {
-        const meter = () =>
-          meterGrouped({ ...deps(), recordWorkers: workers }, caller, 1, ctx.clock())
+        const meter = () => meterGrouped(deps(), caller, 1, ctx.clock(), workers.inFlight > 0)
         const zeroth = meter()
         vi.advanceTimersByTime(0)
         expect((await zeroth).used).toBe(1)

@@ -1,6 +1,6 @@
 import { isoDate, nextPeriodStart, periodOf } from '../clock.ts'
-import type { Sqlite } from '../db/open.ts'
-import { AppError } from '../errors.ts'
+import type Database from 'better-sqlite3'
+import { cached, type Sqlite } from '../db/open.ts'
 import type { Logger } from '../log.ts'
 import { enqueueEvent } from '../db/outbox.ts'
 import { currentSubscription, limitsOf, listAccounts } from './accounts.ts'
@@ -42,26 +42,38 @@ const DAILY_SQL = `
 INSERT INTO usage_daily (account_id, day, used) VALUES (@accountId, @day, @n)
 ON CONFLICT (account_id, day) DO UPDATE SET used = used + excluded.used`
 
-function statements(db: Sqlite) {
-  return {
-    meter: db.prepare(METER_SQL),
-    alert: db.prepare(ALERT_SQL),
-    refused: db.prepare(REFUSED_SQL),
-    current: db.prepare(CURRENT_SQL),
-    daily: db.prepare(DAILY_SQL),
-    // one wrapper per connection: db.transaction() builds its four variants on every call
-    meterTx: db.transaction(meterGroup),
-    hasEndpoints: db.prepare(
-      "SELECT 1 FROM webhook_endpoints WHERE account_id = ? AND status = 'enabled' AND removed_at IS NULL LIMIT 1",
-    ),
-  }
-}
-const cache = new WeakMap<Sqlite, ReturnType<typeof statements>>()
-const stmts = (db: Sqlite) => {
-  let s = cache.get(db)
-  if (!s) cache.set(db, (s = statements(db)))
-  return s
-}
+const HAS_ENDPOINTS_SQL =
+  "SELECT 1 FROM webhook_endpoints WHERE account_id = ? AND status = 'enabled' AND removed_at IS NULL LIMIT 1"
+
+/** One wrapper per connection: db.transaction() builds its four variants on every call. */
+const meterTxs = new WeakMap<Sqlite, Database.Transaction<typeof meterGroup>>()
+
+/** The statements of metering, each prepared once per connection (db/open.ts `cached`). */
+const stmts = (db: Sqlite) => ({
+  get meter() {
+    return cached(db, METER_SQL)
+  },
+  get alert() {
+    return cached(db, ALERT_SQL)
+  },
+  get refused() {
+    return cached(db, REFUSED_SQL)
+  },
+  get current() {
+    return cached(db, CURRENT_SQL)
+  },
+  get daily() {
+    return cached(db, DAILY_SQL)
+  },
+  get hasEndpoints() {
+    return cached(db, HAS_ENDPOINTS_SQL)
+  },
+  get meterTx() {
+    let tx = meterTxs.get(db)
+    if (!tx) meterTxs.set(db, (tx = db.transaction(meterGroup)))
+    return tx
+  },
+})
 
 type UsageBase = Pick<Usage, 'plan' | 'limit' | 'resetAt'>
 /** A Usage from the month's used count. */
@@ -76,12 +88,6 @@ const usageOf = (base: UsageBase, used: number, allowed: boolean, billed: boolea
 export interface MeterDeps {
   db: Sqlite
   log: Logger
-  /**
-   * The record workers, when records are assembled off the main thread: a busy group gathers
-   * only while they owe answers (see BUSY_MS). Absent or null: records are read on the main
-   * thread, and a busy group always gathers.
-   */
-  recordWorkers?: { readonly inFlight: number } | null
 }
 
 /**
@@ -120,7 +126,7 @@ const paramsOf = ({ caller, n, at }: MeterCall): MeterParams => ({
 })
 
 /** A sandbox key's usage: the month's count, never billed. */
-function sandboxUsage(s: ReturnType<typeof statements>, caller: Caller, at: Date): Usage {
+function sandboxUsage(s: ReturnType<typeof stmts>, caller: Caller, at: Date): Usage {
   const used =
     (s.current.get(caller.accountId, periodOf(at)) as { used: number } | undefined)?.used ?? 0
   return usageOf(baseOf({ caller, at }), used, true, false)
@@ -137,15 +143,12 @@ const lastCommit = new WeakMap<Sqlite, number>()
 
 /**
  * A group is committed in the turn of the event loop its first call came in, unless the previous
- * group was committed less than BUSY_MS before and records are on their way from the record
- * workers: the server is then answering a stream of lookups, and the group gathers for GATHER_MS
- * more (the lookups whose records arrive meanwhile). At 32 connections of random lookups on two
- * cores this made groups of about 10 calls instead of 3, and the main thread's CPU per lookup
- * 10–20 % lower, at the same p50 and p99; a lone call is committed at once, as before. When no
- * record is owed (every lookup answered from the record cache: a broker's recurring carriers)
- * nothing would arrive to gather but the next requests, so the group commits in its turn: at a
- * steady 1,000–2,000 cached lookups a second, mean latency 0.92–1.20 ms instead of 1.51–1.89 ms
- * (README "Decisions", "Single lookups are metered with group commit").
+ * group was committed less than BUSY_MS before and the caller says other calls are on their way
+ * (`busy`: records still being assembled for other lookups): the server is then answering a
+ * stream of lookups, and the group gathers for GATHER_MS more, so a transaction's fixed cost is
+ * paid by more calls. A lone call is committed at once. When nothing is owed (every lookup
+ * answered from the record cache) nothing would arrive to gather but the next requests, so the
+ * group commits in its turn.
  */
 const BUSY_MS = 2
 const GATHER_MS = 1
@@ -161,7 +164,13 @@ const GATHER_MS = 1
  * of the group fails with its error and none of them is counted (a lookup then answers 503
  * storage_unavailable, as a lone call's failure does).
  */
-export function meterGrouped(deps: MeterDeps, caller: Caller, n: number, at: Date): Promise<Usage> {
+export function meterGrouped(
+  deps: MeterDeps,
+  caller: Caller,
+  n: number,
+  at: Date,
+  busy = true,
+): Promise<Usage> {
   if (caller.mode === 'test') return Promise.resolve(sandboxUsage(stmts(deps.db), caller, at))
   let queue = waiting.get(deps.db)
   if (!queue) waiting.set(deps.db, (queue = []))
@@ -169,10 +178,7 @@ export function meterGrouped(deps: MeterDeps, caller: Caller, n: number, at: Dat
   return new Promise((resolve, reject) => {
     group.push({ deps, caller, n, at, resolve, reject })
     if (group.length > 1) return
-    if (
-      (deps.recordWorkers ? deps.recordWorkers.inFlight > 0 : true) &&
-      performance.now() - (lastCommit.get(deps.db) ?? -Infinity) < BUSY_MS
-    )
+    if (busy && performance.now() - (lastCommit.get(deps.db) ?? -Infinity) < BUSY_MS)
       setTimeout(commitGroup, GATHER_MS, deps.db, group)
     else setImmediate(commitGroup, deps.db, group)
   })
@@ -349,28 +355,17 @@ function onAlert(
 }
 
 /**
- * Counts one refused call (a whole request refused at a hard cap before anything was metered) in
- * `usage_counters.refused`, as meter() does for a refused lookup; returns the month's used count.
+ * Counts one refused call (a whole request refused at a hard cap before anything was metered, or
+ * a key of an account without a plan or suspended) in `usage_counters.refused`, as meter() does
+ * for a refused lookup; returns the month's used count.
  */
-export function recordRefusal(db: Sqlite, caller: Caller, at: Date): number {
+export function recordRefusal(db: Sqlite, accountId: number, at: Date): number {
   const row = stmts(db).refused.get({
-    accountId: caller.accountId,
+    accountId,
     period: periodOf(at),
     now: at.getTime(),
   }) as { used: number }
   return row.used
-}
-
-export function quotaExceeded(usage: Usage, at: Date): AppError {
-  const retryAfter = Math.max(1, usage.resetAt - Math.floor(at.getTime() / 1000))
-  return new AppError(
-    'quota_exceeded',
-    `Monthly quota of ${usage.limit} lookups on the ${usage.plan} plan is used up; it resets on ${new Date(usage.resetAt * 1000).toISOString().slice(0, 10)} or upgrade the plan`,
-    {
-      headers: { 'retry-after': String(retryAfter), ...rateLimitHeaders(usage, at) },
-      extra: { quota_used: usage.used, quota_limit: usage.limit, plan: usage.plan },
-    },
-  )
 }
 
 /** Current usage without billing anything (for meta on unbilled answers and the console). */
@@ -380,15 +375,6 @@ export function peekUsage(db: Sqlite, caller: Caller, at: Date): Usage {
     0
   const resetAt = Math.floor(nextPeriodStart(at).getTime() / 1000)
   return usageOf({ plan: caller.plan, limit: caller.included, resetAt }, used, true, false)
-}
-
-/** IETF RateLimit headers for the monthly quota. */
-export function rateLimitHeaders(u: Usage, at: Date): Record<string, string> {
-  return {
-    'ratelimit-limit': String(u.limit),
-    'ratelimit-remaining': String(u.remaining),
-    'ratelimit-reset': String(Math.max(0, u.resetAt - Math.floor(at.getTime() / 1000))),
-  }
 }
 
 export interface UsageReportRow {

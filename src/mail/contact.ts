@@ -7,8 +7,9 @@
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
 import { HOUR } from '../clock.ts'
 import { DotParam } from '../carriers/docket.ts'
-import { chargeCall } from '../carriers/lookup.ts'
-import { loadRecord, notFoundForDot, notFoundWithUsage } from '../carriers/lookup.ts'
+import { notFoundForDot } from '../carriers/lookup.ts'
+import { openRecords } from '../carriers/records.ts'
+import { chargeCall, notFoundWithUsage } from '../keys/billing.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
@@ -64,7 +65,7 @@ export async function createVerification(
   const live = caller.mode === 'live'
   if (live && (!deps.config.mail.url || !deps.config.mail.from))
     throw new AppError('mail_unavailable')
-  const record = await loadRecord(deps, caller, dot)
+  const record = await openRecords(deps, caller.mode).record(dot)
   if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
   const email = record.contact.email ? parseAddress(record.contact.email) : null
   if (!email)

@@ -6,7 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { DAY, HOUR } from '../clock.ts'
-import { createDeps } from '../deps.ts'
+import { createDeps } from '../compose.ts'
+
 import { enqueueEvent } from '../db/outbox.ts'
 import type { Caller } from '../keys/keys.ts'
 import { meter } from '../keys/usage.ts'

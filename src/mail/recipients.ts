@@ -148,3 +148,11 @@ export function unsubscribe(
 
 export const isSuppressed = (db: Sqlite, email: string) =>
   db.prepare('SELECT 1 FROM mail_suppressions WHERE email = ?').get(email) !== undefined
+
+/** Whether an unsubscribe token names a recipient or a sent message (the link's GET page). */
+export const isUnsubscribeToken = (db: Sqlite, token: string): boolean =>
+  db
+    .prepare(
+      'SELECT 1 FROM mail_recipients WHERE unsubscribe_token = ? UNION ALL SELECT 1 FROM mail_messages WHERE unsubscribe_token = ?',
+    )
+    .get(token, token) !== undefined

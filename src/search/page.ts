@@ -1,7 +1,7 @@
 /** One page of GET /v1/search: find companies, bill the call when the page has any, shape it. */
 import { z } from 'zod'
 import { toMetaJson } from '../carriers/json.ts'
-import { chargeCall } from '../carriers/lookup.ts'
+import { chargeCall } from '../keys/billing.ts'
 import { MetaJson } from '../carriers/schema.ts'
 import { isoDate } from '../clock.ts'
 import { DATASET_NAMES } from '../db/names.ts'

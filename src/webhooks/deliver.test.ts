@@ -1,7 +1,8 @@
 import { Webhook } from 'standardwebhooks'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { DAY } from '../clock.ts'
-import { createDeps, type Deps } from '../deps.ts'
+import { createDeps } from '../compose.ts'
+import { type Deps } from '../deps.ts'
 import { silentLogger } from '../log.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import {

@@ -1,20 +1,16 @@
 /** Scheduled jobs of the webhooks domain; jobs/scheduler.ts wires them to croner. */
-import type { Deps } from '../deps.ts'
+import type { Deps, Job } from '../deps.ts'
 import { deliverDue, type DeliverDeps } from './deliver.ts'
 import { runWatchMonitor, type MonitorDeps } from './monitor.ts'
 
-export interface JobDefinition {
-  name: string
-  /** croner expression in UTC (6 fields = with seconds) */
-  schedule: string
-  run(signal: AbortSignal): Promise<unknown>
-}
-
-type JobDeps = Pick<Deps, 'db' | 'datasets' | 'config' | 'clock' | 'fetch' | 'random' | 'log'> &
+type JobDeps = Pick<
+  Deps,
+  'db' | 'datasets' | 'config' | 'clock' | 'fetch' | 'random' | 'log' | 'records'
+> &
   Pick<MonitorDeps, 'annotate'>
 
 /** Fans out new events and sends due deliveries, every 15 s (retries are due by their own time). */
-export const webhooksDeliverJob = (deps: JobDeps & Pick<DeliverDeps, 'lookup'>): JobDefinition => ({
+export const webhooksDeliverJob = (deps: JobDeps & Pick<DeliverDeps, 'lookup'>): Job => ({
   name: 'webhooks:deliver',
   schedule: '*/15 * * * * *',
   run: (signal) => deliverDue(deps, { signal }),
@@ -26,13 +22,13 @@ export const webhooksDeliverJob = (deps: JobDeps & Pick<DeliverDeps, 'lookup'>):
  * the safety net (an import by another process, a crash in between) and does nothing while no
  * snapshot is stale.
  */
-export const watchMonitorJob = (deps: JobDeps): JobDefinition => ({
+export const watchMonitorJob = (deps: JobDeps): Job => ({
   name: 'watch:monitor',
   schedule: '0 */5 * * * *',
   run: async (signal) => runWatchMonitor(deps, signal),
 })
 
-export const webhookJobs = (deps: JobDeps): JobDefinition[] => [
+export const webhookJobs = (deps: JobDeps): Job[] => [
   webhooksDeliverJob(deps),
   watchMonitorJob(deps),
 ]

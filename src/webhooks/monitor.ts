@@ -4,8 +4,8 @@
  * with `changes: [{field, previous, current}]`. The first sight of a USDOT only records a snapshot.
  */
 import { isoDate, type Clock } from '../clock.ts'
-import { dataReasons } from '../carriers/data-check.ts'
-import { getCompanyRecord, type CompanyRecord, type RecordDeps } from '../carriers/record.ts'
+import type { CompanyRecord } from '../carriers/record.ts'
+import { openRecords, type RecordPort } from '../carriers/records.ts'
 import type { Config } from '../config.ts'
 import type { DataView, DatasetRegistry } from '../db/datasets.ts'
 import { acquireLease } from '../db/leases.ts'
@@ -14,7 +14,6 @@ import type { Activation } from '../db/versions.ts'
 import type { Logger } from '../log.ts'
 import type { DatasetName } from '../db/names.ts'
 import { enqueueEvent } from '../db/outbox.ts'
-import { reviewedDots } from '../reviews/reviews.ts'
 
 type Scalar = string | number | boolean | null
 
@@ -150,7 +149,8 @@ export interface MonitorDeps {
   datasets: DatasetRegistry
   clock: Clock
   log: Logger
-  config: Pick<Config, 'sync'>
+  config: Pick<Config, 'sync' | 'safety' | 'records'>
+  records: RecordPort
   /**
    * Extra data for one account's carrier.changed event (the composition root wires checks/: the
    * account's checks whose verdict would now differ). Runs inside the comparison's transaction.
@@ -236,18 +236,12 @@ export function runWatchMonitor(
     )
     for (let i = 0; i < stale.length && !signal.aborted; i += BATCH) {
       const now = deps.clock()
-      const recordDeps: RecordDeps = {
-        db,
-        today: isoDate(now),
-        now: now.getTime(),
-        maxAgeHours: deps.config.sync.maxAgeHours,
-      }
-      recordDeps.dataReasons = dataReasons(recordDeps, view)
-      recordDeps.reviewed = reviewedDots(db)
+      // a sweep reads each record once: not through the record cache
+      const records = openRecords(deps, view, { uncached: true })
       // records are read outside the write transaction (dataset files, not app.db)
       const batch = stale.slice(i, i + BATCH).flatMap(({ dot }) => {
         try {
-          const record = getCompanyRecord(recordDeps, view, dot)
+          const record = records.recordNow(dot)
           return [{ dot, record, facts: factsOf(record, view) }]
         } catch (err) {
           // one unreadable record must not stop the others; it is compared on the next run

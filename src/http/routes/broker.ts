@@ -9,11 +9,12 @@ import {
   resolveIdentifier,
   toDocketLookupJson,
 } from '../../carriers/docket.ts'
-import { billAndShape, notFoundWithUsage, recordLoaders } from '../../carriers/lookup.ts'
+import { shapeMetered } from '../../carriers/lookup.ts'
+import { openRecords } from '../../carriers/records.ts'
 import { crosscheckAnswered } from '../../crosscheck/crosscheck.ts'
 import { CarrierJson } from '../../carriers/schema.ts'
 import { AppError } from '../../errors.ts'
-import { rateLimitHeaders } from '../../keys/usage.ts'
+import { chargeGrouped, notFoundWithUsage, rateLimitHeaders } from '../../keys/billing.ts'
 import type { AppEnv } from '../env.ts'
 import type { RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'
@@ -81,7 +82,7 @@ export const brokerEndpoint: Endpoint = {
         const id = parseOr(McParam, raw, 'invalid_docket')
         const crosscheck = parseOr(CrosscheckQuery, c.req.query('crosscheck'), 'invalid_request')
         const caller = c.get('caller')
-        const read = recordLoaders(deps, caller)
+        const read = openRecords(deps, caller.mode)
         const r = crosscheckAnswered(deps.config.crosscheck.mode, crosscheck)
           ? await resolveIdentifier(deps, caller, id, read)
           : await resolveAnswer(deps, caller, id, read, true)
@@ -93,13 +94,8 @@ export const brokerEndpoint: Endpoint = {
           const blocks = `,"bond":${answer.bond},"lookup":${JSON.stringify(toDocketLookupJson(raw, lookup))}`
           return billedAnswer(c, deps, answer, blocks)
         }
-        const { json, usage } = await billAndShape(
-          deps,
-          caller,
-          r.match.record,
-          c.get('requestId'),
-          crosscheck,
-        )
+        const usage = await chargeGrouped(deps, caller, { busy: deps.records.busy })
+        const json = await shapeMetered(deps, r.match.record, usage, c.get('requestId'), crosscheck)
         const { meta, ...rest } = json
         const body: BrokerJson = {
           ...rest,

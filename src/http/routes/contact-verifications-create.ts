@@ -1,6 +1,6 @@
 /** POST /v1/contact-verifications — a one-time code to the e-mail address on the company's FMCSA record. */
 import { Hono } from 'hono'
-import { rateLimitHeaders } from '../../keys/usage.ts'
+import { rateLimitHeaders } from '../../keys/billing.ts'
 import { createVerification, getVerification } from '../../mail/contact.ts'
 import { ContactVerificationJson, ContactVerificationRequest } from '../../mail/schema.ts'
 import type { AppEnv } from '../env.ts'

@@ -3,19 +3,13 @@ import { Hono, type Context } from 'hono'
 import type { RecordAnswer } from '../../carriers/answer.ts'
 import { DotParam } from '../../carriers/docket.ts'
 import { answerText } from '../../carriers/json.ts'
-import {
-  billAndShape,
-  chargeGrouped,
-  loadAnswer,
-  loadRecord,
-  notFoundForDot,
-  notFoundWithUsage,
-} from '../../carriers/lookup.ts'
+import { notFoundForDot, shapeMetered } from '../../carriers/lookup.ts'
+import { openRecords } from '../../carriers/records.ts'
 import { crosscheckAnswered } from '../../crosscheck/crosscheck.ts'
 import type { CarrierJson } from '../../carriers/schema.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
-import { rateLimitHeaders } from '../../keys/usage.ts'
+import { chargeGrouped, notFoundWithUsage, rateLimitHeaders } from '../../keys/billing.ts'
 import type { AppEnv } from '../env.ts'
 import type { RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'
@@ -26,7 +20,7 @@ import { CrosscheckQuery } from './params.ts'
  * GET <doc.path> — a record found by USDOT number, billed once when found (a 404 is not billed),
  * answered as the JSON text `text` makes of it; the parent path with and without a slash answers
  * 400 invalid_dot. `whole`: `text` is the record itself (json.ts `carrierJsonText`), so a lookup
- * without cross-check is answered from the record's text (lookup.ts `loadAnswer`).
+ * without cross-check is answered from the record's text (records.ts `RecordReads.answer`).
  */
 export function dotLookupRoutes(
   deps: Deps,
@@ -46,20 +40,16 @@ export function dotLookupRoutes(
       const dot = parseOr(DotParam, c.req.param('dot'), 'invalid_dot')
       const crosscheck = parseOr(CrosscheckQuery, c.req.query('crosscheck'), 'invalid_request')
       const caller = c.get('caller')
+      const records = openRecords(deps, caller.mode)
       if (whole && !crosscheckAnswered(deps.config.crosscheck.mode, crosscheck)) {
-        const found = await loadAnswer(deps, caller, dot)
+        const found = await records.answer(dot)
         if (!found) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
         return billedAnswer(c, deps, found)
       }
-      const record = await loadRecord(deps, caller, dot)
+      const record = await records.record(dot)
       if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
-      const { json, usage } = await billAndShape(
-        deps,
-        caller,
-        record,
-        c.get('requestId'),
-        crosscheck,
-      )
+      const usage = await chargeGrouped(deps, caller, { busy: deps.records.busy })
+      const json = await shapeMetered(deps, record, usage, c.get('requestId'), crosscheck)
       return c.body(text(json), 200, {
         'Content-Type': 'application/json',
         ...rateLimitHeaders(usage, deps.clock()),
@@ -77,7 +67,7 @@ export async function billedAnswer(
   found: RecordAnswer,
   blocks = '',
 ): Promise<Response> {
-  const usage = await chargeGrouped(deps, c.get('caller'))
+  const usage = await chargeGrouped(deps, c.get('caller'), { busy: deps.records.busy })
   const meta = { usage, requestId: c.get('requestId'), source: found.source }
   return c.body(answerText(`${found.body}${blocks}`, found, meta), 200, {
     'Content-Type': 'application/json',

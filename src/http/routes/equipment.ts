@@ -5,7 +5,6 @@
 import { Hono, type Context } from 'hono'
 import { z } from 'zod'
 import { toMetaJson } from '../../carriers/json.ts'
-import { chargeCall, notFoundWithUsage } from '../../carriers/lookup.ts'
 import { MetaJson } from '../../carriers/schema.ts'
 import { findCensusRow } from '../../census/census.ts'
 import { DATASET_NAMES } from '../../db/names.ts'
@@ -19,7 +18,7 @@ import {
   normalizeVin,
 } from '../../equipment/vin.ts'
 import { AppError } from '../../errors.ts'
-import { rateLimitHeaders } from '../../keys/usage.ts'
+import { chargeCall, notFoundWithUsage, rateLimitHeaders } from '../../keys/billing.ts'
 import type { AppEnv } from '../env.ts'
 import type { ParamDoc, RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'

@@ -5,6 +5,7 @@ import { probeWrite } from '../../db/app-db.ts'
 import type { Deps } from '../../deps.ts'
 import { retryAfterOf, storageFailureCode } from '../../errors.ts'
 import { DATASET_NAMES } from '../../db/names.ts'
+import { lastLiveRunStatuses, versionRows } from '../../db/versions.ts'
 import type { AppEnv } from '../env.ts'
 import type { RouteDoc } from '../openapi.ts'
 import type { Endpoint } from './endpoint.ts'
@@ -31,19 +32,11 @@ export const opsRoutes = (deps: Deps) =>
         for (const name of DATASET_NAMES) {
           const ds = deps.datasets.get(name, channel)
           if (!ds) continue
-          const rows = deps.db
-            .prepare('SELECT rows FROM dataset_versions WHERE id = ?')
-            .get(ds.versionId) as { rows: number | null } | undefined
-          m.datasetInfo.set({ dataset: name, channel }, rows?.rows ?? 0)
+          m.datasetInfo.set({ dataset: name, channel }, versionRows(deps.db, ds.versionId) ?? 0)
           if (ds.activatedAt !== null)
             m.datasetAge.set({ dataset: name, channel }, (now - ds.activatedAt) / 1000)
         }
-      const last = deps.db
-        .prepare(
-          `SELECT dataset, status FROM sync_runs r WHERE id = (SELECT max(id) FROM sync_runs
-             WHERE dataset = r.dataset AND channel = 'live' AND status NOT IN ('running', 'skipped', 'interrupted'))`,
-        )
-        .all() as { dataset: string; status: string }[]
+      const last = lastLiveRunStatuses(deps.db)
       diskSpace(deps)
       m.syncFailures.reset()
       for (const r of last)

@@ -2,7 +2,7 @@
 import { Hono } from 'hono'
 import { z } from 'zod'
 import { EntityType } from '../../fields.ts'
-import { rateLimitHeaders } from '../../keys/usage.ts'
+import { rateLimitHeaders } from '../../keys/billing.ts'
 import { SearchResponse, searchPage } from '../../search/page.ts'
 import { CANDIDATES, DEFAULT_LIMIT, FIRST_BLOCK, MAX_LIMIT } from '../../search/query.ts'
 import type { AppEnv } from '../env.ts'

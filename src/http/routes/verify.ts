@@ -9,7 +9,7 @@ import {
   verifyBatch,
   verifyResponseBytes,
 } from '../../carriers/batch.ts'
-import { rateLimitHeaders } from '../../keys/usage.ts'
+import { rateLimitHeaders } from '../../keys/billing.ts'
 import type { AppEnv } from '../env.ts'
 import type { RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'
