@@ -74,6 +74,12 @@ export interface DepsOverrides {
   fetch?: typeof globalThis.fetch
   random?: () => number
   log?: Logger
+  /**
+   * the data directory's volume is full (db/paths.ts prepareDataDir): app.db is opened in
+   * exclusive locking mode, whose WAL index lives in memory, since its shared-memory file cannot
+   * be created; writes fail as storage errors (503) until space is freed
+   */
+  fullDisk?: boolean
 }
 
 /** Opens app.db (migrating it) and the dataset registry. */
@@ -81,7 +87,7 @@ export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps 
   mkdirSync(config.paths.dataDir, { recursive: true })
   mkdirSync(config.paths.datasets, { recursive: true })
   const log = overrides.log ?? createLogger(config.logLevel)
-  const appDb = openAppDb(config.paths.appDb)
+  const appDb = openAppDb(config.paths.appDb, { exclusive: overrides.fullDisk === true })
   const moved = relativizePaths(appDb.sqlite, config.paths.dataDir)
   if (moved > 0) log.info({ rows: moved }, 'stored file paths made relative to the data directory')
   const datasets = new DatasetRegistry(appDb.sqlite, log, config.paths.dataDir)

@@ -36,11 +36,9 @@ describe('console sign-in limits under concurrency', () => {
     // 199 wrong passwords, the right one last: all sent before any answer arrives
     const answers = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
-        client.post(
-          '/console/sign-in',
-          form(i === 199 ? PASSWORD : `wrong password ${i}`),
-          { origin: 'https://verify.example.com' },
-        ),
+        client.post('/console/sign-in', form(i === 199 ? PASSWORD : `wrong password ${i}`), {
+          origin: 'https://verify.example.com',
+        }),
       ),
     )
     const statuses = answers.map((r) => r.status)

@@ -32,7 +32,7 @@ import {
 import { sourcesOf, type Source } from './sources.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
 import type { BuildStats, DatasetName } from '../db/names.ts'
-import type { VersionRow } from '../db/versions.ts'
+import { versionFileExists, type VersionRow } from '../db/versions.ts'
 
 export type SyncDeps = Pick<
   Deps,
@@ -179,7 +179,10 @@ async function download(
   if (missing.length)
     throw new Error(missing.map((f) => `${f.id}: ${f.error ?? 'not available'}`).join('; '))
 
-  const active = ctx.previous
+  // a version whose file is missing (app.db restored into an empty data directory) is rebuilt
+  // even though the regulator's files are the same
+  const active =
+    ctx.previous && versionFileExists(deps.config.paths.dataDir, ctx.previous) ? ctx.previous : null
   const previous = active?.files ? (JSON.parse(active.files) as Partial<VersionFiles>) : null
   const sameFormat = (previous?.format ?? 1) === (spec.format ?? 1)
   if (
