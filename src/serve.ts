@@ -2,6 +2,7 @@
 import { RecordWorkers } from './carriers/record-workers.ts'
 import { readFileSync } from 'node:fs'
 import type { Server as HttpServer } from 'node:http'
+import { createServer as createNetServer } from 'node:net'
 import { setFlagsFromString } from 'node:v8'
 import { createServer as createHttpsServer } from 'node:https'
 import { createSecureContext } from 'node:tls'
@@ -39,6 +40,8 @@ export interface Running {
 
 /** Starts the appliance; resolves once it listens. */
 export async function startServer(config: Config, given?: Deps): Promise<Running> {
+  // a taken port fails the start at once, not after the sample build and the record workers
+  await checkPortFree(config.host, config.port)
   // the data directory is checked before anything opens it (a clear start failure, or read-only)
   const storage = prepareDataDir(config.paths.dataDir)
   const deps = given ?? createDeps(config, { fullDisk: storage === 'full' })
@@ -234,6 +237,17 @@ function startBackground(
  */
 export function limitHeapGrowth(percent: number): void {
   if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`)
+}
+
+/** Binds and releases the port: throws the listen error (EADDRINUSE, EACCES) when it cannot be used. */
+async function checkPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return
+  const probe = createNetServer()
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject)
+    probe.listen({ port, host, exclusive: true }, () => resolve())
+  })
+  await new Promise<void>((resolve) => probe.close(() => resolve()))
 }
 
 /** The user the Docker image runs as (Dockerfile `USER node`): its volume must belong to it. */
