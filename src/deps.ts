@@ -3,7 +3,7 @@ import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
 import { openAppDb, type AppDb } from './db/app-db.ts'
 import { DatasetRegistry } from './db/datasets.ts'
-import { relativizePaths } from './db/paths.ts'
+import { PRIVATE_DIR_MODE, relativizePaths } from './db/paths.ts'
 import type { Sqlite } from './db/open.ts'
 import type { SortedDots } from './db/dot-set.ts'
 import { createLogger, type Logger } from './log.ts'
@@ -84,8 +84,8 @@ export interface DepsOverrides {
 
 /** Opens app.db (migrating it) and the dataset registry. */
 export function createDeps(config: Config, overrides: DepsOverrides = {}): Deps {
-  mkdirSync(config.paths.dataDir, { recursive: true })
-  mkdirSync(config.paths.datasets, { recursive: true })
+  mkdirSync(config.paths.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE })
+  mkdirSync(config.paths.datasets, { recursive: true, mode: PRIVATE_DIR_MODE })
   const log = overrides.log ?? createLogger(config.logLevel)
   const appDb = openAppDb(config.paths.appDb, { exclusive: overrides.fullDisk === true })
   const moved = relativizePaths(appDb.sqlite, config.paths.dataDir)

@@ -30,7 +30,7 @@ async function failedStart(
   extra: Record<string, string> = {},
   opts: { uid?: number; gid?: number } = {},
 ): Promise<string> {
-  const p = startProcess(['serve'], { ...env(dataDir), ...extra }, opts)
+  const p = startProcess(process.env.PATH ?? '', ['serve'], { ...env(dataDir), ...extra }, opts)
   const code = await p.exited
   expect(code, p.stderr()).not.toBe(0)
   expect(p.exitedAfterMs()).toBeLessThan(10_000)
@@ -86,7 +86,7 @@ describe('a start that cannot serve fails loudly', () => {
       try {
         const dir = join(mnt, 'data')
         // a first start writes app.db, then the volume fills up
-        const first = startProcess(['serve'], env(dir))
+        const first = startProcess(process.env.PATH ?? '', ['serve'], env(dir))
         await first.listening()
         await first.stop()
         expect(statSync(dir).mode & 0o777).toBe(0o700)
@@ -98,7 +98,7 @@ describe('a start that cannot serve fails loudly', () => {
         } catch {
           // dd stops at "no space left on device"
         }
-        const again = startProcess(['serve'], env(dir))
+        const again = startProcess(process.env.PATH ?? '', ['serve'], env(dir))
         const p = await again.listening(20_000)
         expect(again.stderr()).toContain(
           'the volume of the data directory is full: serving read-only',

@@ -22,7 +22,7 @@ export const MIGRATIONS_DIR = join(here, '..', '..', 'migrations')
  */
 export function openAppDb(path: string, opts: { exclusive?: boolean } = {}): AppDb {
   if (path !== ':memory:') {
-    mkdirSync(dirname(path), { recursive: true })
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
     restrictMode(path)
   }
   const sqlite = openSqlite(path, 'readwrite', undefined, opts.exclusive === true)

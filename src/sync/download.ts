@@ -12,7 +12,8 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
-import { resolveStoredPath, toStoredPath } from '../db/paths.ts'
+import { PRIVATE_DIR_MODE, resolveStoredPath, toStoredPath } from '../db/paths.ts'
+import { PRIVATE_FILE_MODE } from '../db/app-db.ts'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Clock } from '../clock.ts'
 import type { Sqlite } from '../db/open.ts'
@@ -159,7 +160,7 @@ export async function downloadFile(
   urls: readonly SourceUrl[],
   opts: DownloadOptions,
 ): Promise<DownloadOutcome> {
-  mkdirSync(opts.dir, { recursive: true })
+  mkdirSync(opts.dir, { recursive: true, mode: PRIVATE_DIR_MODE })
   const prev = getSourceFile(deps.db, fileId, opts.dataDir)
   const kept = prev?.path && prev.sha256 && existsSync(prev.path) ? prev : null
   let lastUrl = urls[0]?.url ?? ''
@@ -357,7 +358,7 @@ async function fetchOnce(
       limit,
     )
     const hash = createHash('sha256')
-    fh = await open(part, 'w')
+    fh = await open(part, 'w', PRIVATE_FILE_MODE)
     bytes = 0
     let head = ''
     let last = -1

@@ -24,8 +24,9 @@ export interface ServerProcess {
   stop(): Promise<void>
 }
 
-/** Starts `main.ts` with `args` and a minimal environment (`env` added). */
+/** Starts `main.ts` with `args` and a minimal environment (`PATH`, `env` added). */
 export function startProcess(
+  path: string,
   args: string[],
   env: Record<string, string>,
   opts: { uid?: number; gid?: number } = {},
@@ -37,7 +38,7 @@ export function startProcess(
   const proc = spawn(process.execPath, ['--import', `file://${LOADER}`, 'src/main.ts', ...args], {
     cwd: ROOT,
     env: {
-      PATH: process.env.PATH ?? '',
+      PATH: path,
       HOST: '127.0.0.1',
       PORT: '0',
       LOG_LEVEL: 'info',
