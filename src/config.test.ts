@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { describe, expect, test } from 'vitest'
-import { ConfigError, defaultRecordWorkers, Env, loadConfig } from './config.ts'
+import { ConfigError, DATASETS, defaultRecordWorkers, Env, loadConfig } from './config.ts'
+import { DATASET_NAMES } from './db/names.ts'
 
 describe('config', () => {
   test('.env.example lists exactly the variables the appliance reads', () => {
@@ -23,6 +24,20 @@ describe('config', () => {
     expect(c.port).toBe(3000)
     expect(c.sync.enabled).toBe(true)
     expect(c.crosscheck.webKey).toBeNull()
+  })
+
+  test('the download ceiling: one for every dataset, and per dataset', () => {
+    expect(DATASETS).toEqual(DATASET_NAMES)
+    const c = loadConfig({
+      SYNC_DOWNLOAD_MAX_MINUTES: '90',
+      SYNC_DOWNLOAD_MAX_MINUTES_BY_DATASET: 'census=240, oos=30',
+    })
+    expect(c.sync.downloadMaxMinutes).toBe(90)
+    expect(c.sync.downloadMaxMinutesBy).toEqual({ census: 240, oos: 30 })
+    expect(loadConfig({}).sync.downloadMaxMinutes).toBe(180)
+    expect(() => loadConfig({ SYNC_DOWNLOAD_MAX_MINUTES_BY_DATASET: 'censsu=10' })).toThrow(
+      /dataset=minutes pairs/,
+    )
   })
 
   test('defaults', () => {

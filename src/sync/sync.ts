@@ -218,6 +218,10 @@ async function download(
   }
 }
 
+/** The time budget of one file of `dataset` (SYNC_DOWNLOAD_MAX_MINUTES, per dataset when set). */
+export const downloadBudgetMs = (sync: SyncDeps['config']['sync'], dataset: DatasetName) =>
+  (sync.downloadMaxMinutesBy[dataset] ?? sync.downloadMaxMinutes) * 60_000
+
 /** The portal's row count of each input (file id → id of the view it was served from). */
 async function portalCounts(
   deps: SyncDeps,
@@ -293,6 +297,19 @@ async function fetchSource(
           dir: paths.downloads,
           timeoutMs: sync.timeoutMs,
           minRateBytesPerSec: sync.minRateBytesPerSec,
+          maxTotalMs: downloadBudgetMs(sync, src.dataset),
+          // sizes the deadline of an answer without Content-Length on a first sync
+          expectedRows: async () =>
+            (
+              await portalCount(deps, src.primary.id, {
+                signal: opts.signal,
+                baseUrl: sync.baseUrl,
+                appToken: sync.appToken,
+                timeoutMs: sync.timeoutMs,
+                retries: 0,
+                retryBaseMs: opts.retryBaseMs,
+              })
+            ).count,
           retries: sync.retries,
           retryBaseMs: opts.retryBaseMs,
           appToken: sync.appToken,
