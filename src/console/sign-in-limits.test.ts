@@ -81,6 +81,44 @@ describe('console sign-in limits under concurrency', () => {
   })
 })
 
+describe('console on a full disk', () => {
+  test('a form that must write answers a clear 503 page with Retry-After, not a 500', async () => {
+    const ctx = await createTestContext()
+    try {
+      const now = ctx.clock().getTime()
+      const admin = createUser(ctx.deps.db, { email: 'admin@example.com', role: 'admin' }, now)
+      await setPassword(ctx.deps.db, admin.id, PASSWORD)
+      const client = consoleClient(ctx)
+      const token = await client.csrf('/console/sign-in')
+      const db = ctx.deps.db
+      // a real SQLITE_FULL: app.db may not grow by one page
+      db.pragma('wal_checkpoint(TRUNCATE)')
+      db.pragma(`max_page_count = ${String(db.pragma('page_count', { simple: true }))}`)
+      const filler = db.prepare(
+        'INSERT INTO audit_log (at, actor, action, detail) VALUES (?, ?, ?, ?)',
+      )
+      try {
+        for (;;) filler.run(now, 'cli', 'fill', 'x'.repeat(2000))
+      } catch (err) {
+        expect((err as { code: string }).code).toBe('SQLITE_FULL')
+      }
+      const res = await client.post('/console/sign-in', {
+        _csrf: token,
+        email: 'admin@example.com',
+        password: PASSWORD,
+        next: '/console',
+      })
+      expect(res.status).toBe(503)
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+      const html = await res.text()
+      expect(html).toContain('Storage unavailable')
+      expect(html).toContain('its disk is full or read-only')
+    } finally {
+      ctx.close()
+    }
+  })
+})
+
 describe('password rules', () => {
   test.each([
     ['aaaaaaaaaaaa', 'one character repeated'],
