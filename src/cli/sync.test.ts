@@ -57,6 +57,7 @@ describe('carrier-verify sync', () => {
       'sync_enabled',
       'next_run',
       'last_mirror',
+      'missing_files',
       'datasets',
     ])
     // no census yet and no sample: nothing serves; syncing is off in tests
@@ -65,6 +66,7 @@ describe('carrier-verify sync', () => {
       sync_enabled: false,
       next_run: null,
       last_mirror: { updated_at: expect.any(String), checked_at: expect.any(String) },
+      missing_files: [],
     })
     const status = overview.datasets
     expect(status.map((s) => s.dataset)).toEqual(

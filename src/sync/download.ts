@@ -381,7 +381,7 @@ const discard = (res: Response) => res.body?.cancel().catch(() => undefined)
 async function judgeAnswer(
   url: string,
   res: Response,
-): Promise<Response | Exclude<Attempt, { kind: 'body' }>> {
+): Promise<{ kind: 'answer'; res: Response } | Exclude<Attempt, { kind: 'body' }>> {
   const stale = isOutOfDate(res.headers)
   if (stale && (res.status === 304 || res.ok)) {
     await discard(res)
@@ -410,7 +410,8 @@ async function judgeAnswer(
     throw new DownloadError(`${url}: the server sent an HTML page instead of CSV`, true)
   }
   if (!res.body) throw new DownloadError(`${url}: empty body`, true)
-  return res
+  // not `instanceof Response`: the HTTP server's adapter replaces the global Response class
+  return { kind: 'answer', res }
 }
 
 /** The length an answer announces: Content-Length, and whether it counts encoded (gzip) bytes. */
@@ -539,7 +540,7 @@ async function fetchOnce(
   let length: ReturnType<typeof announcedLength> = { length: null, encoded: false }
   try {
     dog.arm()
-    const answer = await judgeAnswer(
+    const judged = await judgeAnswer(
       url,
       await deps.fetch(url, {
         headers: requestHeaders(cond, opts.appToken),
@@ -547,7 +548,8 @@ async function fetchOnce(
         redirect: 'follow',
       }),
     )
-    if (!(answer instanceof Response)) return answer
+    if (judged === 'not_found' || judged.kind !== 'answer') return judged
+    const answer = judged.res
     length = announcedLength(answer.headers)
     dog.pause()
     const expected = await expectedLength(length.length, previousBytes, opts)
