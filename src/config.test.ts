@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { describe, expect, test } from 'vitest'
 import { parse as parseYaml } from 'yaml'
-import { ConfigError, defaultRecordWorkers, Env, loadConfig } from './config.ts'
+import { ConfigError, DATASETS, defaultRecordWorkers, Env, loadConfig } from './config.ts'
+import { DATASET_NAMES } from './db/names.ts'
 
 describe('config', () => {
   test('.env.example lists exactly the variables the appliance reads', () => {
@@ -53,6 +54,20 @@ describe('config', () => {
     expect(api.env_file.map((f) => f.path)).toEqual(['.env'])
     // only what the image fixes; every other variable comes from .env as documented once
     expect(Object.keys(api.environment).sort()).toEqual(['DATA_DIR', 'PORT'])
+  })
+
+  test('the download ceiling: one for every dataset, and per dataset', () => {
+    expect(DATASETS).toEqual(DATASET_NAMES)
+    const c = loadConfig({
+      SYNC_DOWNLOAD_MAX_MINUTES: '90',
+      SYNC_DOWNLOAD_MAX_MINUTES_BY_DATASET: 'census=240, oos=30',
+    })
+    expect(c.sync.downloadMaxMinutes).toBe(90)
+    expect(c.sync.downloadMaxMinutesBy).toEqual({ census: 240, oos: 30 })
+    expect(loadConfig({}).sync.downloadMaxMinutes).toBe(180)
+    expect(() => loadConfig({ SYNC_DOWNLOAD_MAX_MINUTES_BY_DATASET: 'censsu=10' })).toThrow(
+      /dataset=minutes pairs/,
+    )
   })
 
   test('defaults', () => {

@@ -14,6 +14,17 @@ const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' |
 const cron = z.string().regex(/^(\S+\s+){4,5}\S+$/, 'must be a 5- or 6-field cron expression')
 const dollars = z.coerce.number().nonnegative()
 
+/** The dataset names (db/names.ts DATASET_NAMES, which a test keeps equal) for per-dataset settings. */
+export const DATASETS = [
+  'census',
+  'legacy',
+  'motus',
+  'sms',
+  'oos',
+  'violations',
+  'equipment',
+] as const
+
 /** Every environment variable the appliance reads. `.env.example` is tested against this list. */
 export const Env = z.object({
   PORT: unsetIfEmpty(z.coerce.number().int().min(0).max(65535).default(3000)),
@@ -40,6 +51,18 @@ export const Env = z.object({
   SYNC_RETRIES: unsetIfEmpty(z.coerce.number().int().min(0).max(10).default(3)),
   SYNC_PARALLEL_DOWNLOADS: unsetIfEmpty(z.coerce.number().int().min(1).max(16).default(4)),
   SYNC_MIN_RATE_KBPS: unsetIfEmpty(z.coerce.number().positive().default(100)),
+  SYNC_DOWNLOAD_MAX_MINUTES: unsetIfEmpty(z.coerce.number().positive().default(180)),
+  SYNC_DOWNLOAD_MAX_MINUTES_BY_DATASET: unsetIfEmpty(
+    z
+      .string()
+      .regex(
+        new RegExp(
+          `^\\s*(${DATASETS.join('|')})=\\d+(\\.\\d+)?\\s*(,\\s*(${DATASETS.join('|')})=\\d+(\\.\\d+)?\\s*)*$`,
+        ),
+        `must be dataset=minutes pairs separated by commas (datasets: ${DATASETS.join(', ')})`,
+      )
+      .optional(),
+  ),
   SYNC_VERIFY_COUNT: unsetIfEmpty(bool.default(true)),
   SYNC_STALE_RETRIES: unsetIfEmpty(z.coerce.number().int().min(0).max(20).default(3)),
   SYNC_STALE_DELAY_MS: unsetIfEmpty(z.coerce.number().int().min(0).default(300_000)),
@@ -83,6 +106,16 @@ export const Env = z.object({
   SMTP_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().min(1000).default(30_000)),
 })
 export type Env = z.infer<typeof Env>
+
+/** `census=240, oos=30` as a map from dataset to number. */
+function perDataset(v: string | undefined): Partial<Record<(typeof DATASETS)[number], number>> {
+  const out: Partial<Record<(typeof DATASETS)[number], number>> = {}
+  for (const pair of (v ?? '').split(',')) {
+    const [name, n] = pair.split('=').map((x) => x.trim())
+    if (name && n) out[name as (typeof DATASETS)[number]] = Number(n)
+  }
+  return out
+}
 
 export function loadConfig(env: Record<string, string | undefined>) {
   const parsed = Env.safeParse(env)
@@ -135,6 +168,9 @@ export function loadConfig(env: Record<string, string | undefined>) {
       retries: e.SYNC_RETRIES,
       parallelDownloads: e.SYNC_PARALLEL_DOWNLOADS,
       minRateBytesPerSec: e.SYNC_MIN_RATE_KBPS * 1024,
+      /** the most minutes one file's download may take, all attempts included */
+      downloadMaxMinutes: e.SYNC_DOWNLOAD_MAX_MINUTES,
+      downloadMaxMinutesBy: perDataset(e.SYNC_DOWNLOAD_MAX_MINUTES_BY_DATASET),
       verifyCount: e.SYNC_VERIFY_COUNT,
       staleRetries: e.SYNC_STALE_RETRIES,
       staleDelayMs: e.SYNC_STALE_DELAY_MS,

@@ -3,7 +3,7 @@ import { systemClock, type Clock } from './clock.ts'
 import type { Config } from './config.ts'
 import { openAppDb } from './db/app-db.ts'
 import { DatasetRegistry } from './db/datasets.ts'
-import { relativizePaths } from './db/paths.ts'
+import { PRIVATE_DIR_MODE, relativizePaths } from './db/paths.ts'
 import type { Sqlite } from './db/open.ts'
 import { createLogger, type Logger } from './log.ts'
 import { createMetrics, type Metrics } from './metrics.ts'
@@ -42,6 +42,12 @@ export interface DepsOverrides {
   fetch?: typeof globalThis.fetch
   random?: () => number
   log?: Logger
+  /**
+   * the data directory's volume is full (db/paths.ts prepareDataDir): app.db is opened in
+   * exclusive locking mode, whose WAL index lives in memory, since its shared-memory file cannot
+   * be created; writes fail as storage errors (503) until space is freed
+   */
+  fullDisk?: boolean
 }
 
 /**
@@ -49,10 +55,10 @@ export interface DepsOverrides {
  * composition (compose.ts `createDeps`) adds.
  */
 export function openDeps(config: Config, overrides: DepsOverrides = {}): Omit<Deps, keyof Ports> {
-  mkdirSync(config.paths.dataDir, { recursive: true })
-  mkdirSync(config.paths.datasets, { recursive: true })
+  mkdirSync(config.paths.dataDir, { recursive: true, mode: PRIVATE_DIR_MODE })
+  mkdirSync(config.paths.datasets, { recursive: true, mode: PRIVATE_DIR_MODE })
   const log = overrides.log ?? createLogger(config.logLevel)
-  const appDb = openAppDb(config.paths.appDb)
+  const appDb = openAppDb(config.paths.appDb, { exclusive: overrides.fullDisk === true })
   const moved = relativizePaths(appDb.sqlite, config.paths.dataDir)
   if (moved > 0) log.info({ rows: moved }, 'stored file paths made relative to the data directory')
   const datasets = new DatasetRegistry(appDb.sqlite, log, config.paths.dataDir)

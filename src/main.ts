@@ -3,7 +3,7 @@ import { ConfigError, loadConfig } from './config.ts'
 import { storageFailureCode } from './errors.ts'
 import { runCli } from './cli/run.ts'
 import type { Io } from './cli/io.ts'
-import { startServer } from './serve.ts'
+import { explainStartFailure, startServer } from './serve.ts'
 
 const io: Io = {
   stdout: (s) => process.stdout.write(s),
@@ -47,9 +47,25 @@ function config() {
   return loadConfig(process.env)
 }
 
+/** A start that failed ends the process: nothing still open (a worker, a timer) may keep it up. */
+const EXIT_WITHIN_MS = 1_000
+
 async function main(argv: string[]): Promise<number> {
+  // everything the appliance writes (app.db, dataset files, downloads, backups, exports) is 0600
+  // in 0700 folders: the data holds key hashes, signing keys and customer data
+  process.umask(0o077)
   if (argv[0] === undefined || argv[0] === 'serve') {
-    const running = await startServer(config())
+    const cfg = config()
+    const running = await startServer(cfg).catch((err: unknown) => {
+      const line = explainStartFailure(err, cfg)
+      if (line === null) throw err
+      process.stderr.write(`${line}\n`)
+      if (cfg.logLevel === 'debug' || cfg.logLevel === 'trace')
+        process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
+      setTimeout(() => process.exit(1), EXIT_WITHIN_MS).unref()
+      return null
+    })
+    if (running === null) return 1
     const shutdown = (signal: string) => {
       running.deps.log.info({ signal }, 'signal received')
       void running.stop().then(() => {
@@ -82,5 +98,6 @@ main(process.argv.slice(2)).then(
         `fatal: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
       )
     process.exitCode = 1
+    setTimeout(() => process.exit(1), EXIT_WITHIN_MS).unref()
   },
 )

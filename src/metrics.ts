@@ -24,6 +24,11 @@ export function createMetrics() {
       help: 'Lookups counted against a quota',
       registers: [registry],
     }),
+    signInChecks: new Counter({
+      name: 'cvk_console_sign_in_checks_total',
+      help: 'Console sign-in passwords checked (attempts past the sign-in limits)',
+      registers: [registry],
+    }),
     quotaRefusals: new Counter({
       name: 'cvk_quota_refusals_total',
       help: 'Calls refused at a hard quota cap',

@@ -2,6 +2,7 @@
 import { RecordWorkers } from './carriers/record-workers.ts'
 import { readFileSync } from 'node:fs'
 import type { Server as HttpServer } from 'node:http'
+import { createServer as createNetServer } from 'node:net'
 import { setFlagsFromString } from 'node:v8'
 import { createServer as createHttpsServer } from 'node:https'
 import { createSecureContext } from 'node:tls'
@@ -18,6 +19,8 @@ import { mailJobs } from './mail/jobs.ts'
 import { createJobs, type RunHooks } from './jobs/jobs.ts'
 import { startScheduler } from './jobs/scheduler.ts'
 import { recoverRuns } from './sync/recover.ts'
+import { prepareDataDir } from './db/paths.ts'
+import { storageFailureCode } from './errors.ts'
 import { ensureSample } from './sync/sample.ts'
 import { catchUpSync, pendingDatasets } from './sync/startup.ts'
 import { webhookJobs } from './webhooks/jobs.ts'
@@ -44,11 +47,18 @@ export interface Running {
 }
 
 /** Starts the appliance; resolves once it listens. */
-export async function startServer(
-  config: Config,
-  deps: Deps = createDeps(config),
-): Promise<Running> {
+export async function startServer(config: Config, given?: Deps): Promise<Running> {
+  // a taken port fails the start at once, not after the sample build and the record workers
+  await checkPortFree(config.host, config.port)
+  // the data directory is checked before anything opens it (a clear start failure, or read-only)
+  const storage = prepareDataDir(config.paths.dataDir)
+  const deps = given ?? createDeps(config, { fullDisk: storage === 'full' })
   const { log } = deps
+  if (storage === 'full')
+    log.warn(
+      { dir: config.paths.dataDir },
+      'the volume of the data directory is full: serving read-only (writes answer 503 storage_unavailable, /readyz is not ready) until space is freed; no sync runs',
+    )
   limitHeapGrowth(config.memory.heapGrowingPercent)
   const tls = config.tls
   const tlsFiles = tls ? readTls(tls) : null // a bad path stops the start before any work
@@ -60,11 +70,14 @@ export async function startServer(
   } catch (err) {
     log.warn({ err }, 'recovering interrupted runs failed; the next dataset run tries again')
   }
-  const sample = await ensureSample(
-    { ...pipelineDeps(deps), ...hooks },
-    config.paths.sample,
-    lifetime.signal,
-  )
+  const sample =
+    storage === 'full'
+      ? 'current'
+      : await ensureSample(
+          { ...pipelineDeps(deps), ...hooks },
+          config.paths.sample,
+          lifetime.signal,
+        )
   if (sample === 'absent') log.warn({ dir: config.paths.sample }, 'no bundled sample data found')
   else if (sample !== 'current')
     for (const r of sample)
@@ -97,7 +110,7 @@ export async function startServer(
     connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs),
   }
   const serverOptions = tlsFiles ? { ...timeouts, ...tlsFiles } : timeouts
-  const server = await new Promise<ServerType>((resolveListen, rejectListen) => {
+  const listening = new Promise<ServerType>((resolveListen, rejectListen) => {
     const s = honoServe(
       {
         fetch: requests.track(app.fetch),
@@ -113,6 +126,12 @@ export async function startServer(
     )
     s.once('error', rejectListen) // e.g. the port is taken
   })
+  const server = await listening.catch(async (err: unknown) => {
+    // nothing may keep a process that cannot serve alive (worker threads, app.db)
+    await deps.records.close()
+    deps.close()
+    throw err
+  })
   ;(server as HttpServer).keepAliveTimeout = config.http.keepAliveTimeoutMs
   const address = server.address()
   const port = typeof address === 'object' && address ? address.port : config.port
@@ -127,7 +146,7 @@ export async function startServer(
     'listening',
   )
 
-  const stopJobs = startBackground(deps, hooks, lifetime.signal)
+  const stopJobs = startBackground(deps, hooks, lifetime.signal, storage === 'writable')
 
   let stopping: Promise<void> | null = null
   const stop = () =>
@@ -196,10 +215,16 @@ export const backgroundJobs = (deps: Deps, hooks: RunHooks = runHooks(deps)): Jo
  * full mirror on a first start, the rest of it after a restart. Returns a function that stops
  * them (running work stops at its next checkpoint and is recorded as interrupted).
  */
-function startBackground(deps: Deps, hooks: RunHooks, signal: AbortSignal): () => Promise<void> {
+function startBackground(
+  deps: Deps,
+  hooks: RunHooks,
+  signal: AbortSignal,
+  writable: boolean,
+): () => Promise<void> {
   const stopScheduler = startScheduler(backgroundJobs(deps, hooks), deps.log)
   let initial: Promise<unknown> = Promise.resolve()
-  const pending = deps.config.sync.enabled ? pendingDatasets(deps.db) : []
+  const pending =
+    deps.config.sync.enabled && writable ? pendingDatasets(deps.db, deps.config.paths.dataDir) : []
   if (pending.length) {
     deps.log.info({ datasets: pending }, 'starting a sync in the background of the datasets owed')
     initial = catchUpSync({ ...deps, ...hooks }, pending, { signal }).then(
@@ -228,4 +253,55 @@ function startBackground(deps: Deps, hooks: RunHooks, signal: AbortSignal): () =
  */
 export function limitHeapGrowth(percent: number): void {
   if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`)
+}
+
+/** Binds and releases the port: throws the listen error (EADDRINUSE, EACCES) when it cannot be used. */
+async function checkPortFree(host: string, port: number): Promise<void> {
+  if (port === 0) return
+  const probe = createNetServer()
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', reject)
+    probe.listen({ port, host, exclusive: true }, () => resolve())
+  })
+  await new Promise<void>((resolve) => probe.close(() => resolve()))
+}
+
+/** The user the Docker image runs as (Dockerfile `USER node`): its volume must belong to it. */
+const IMAGE_UID = 1000
+
+/**
+ * One line that names why the server could not start and what to do, for the errors an operator
+ * can fix (a taken port, a data directory that cannot be used, a full volume); null for others.
+ */
+export function explainStartFailure(err: unknown, config: Config): string | null {
+  const e = err as NodeJS.ErrnoException & { syscall?: string }
+  const code = typeof e?.code === 'string' ? e.code : ''
+  const dir = config.paths.dataDir
+  const where = `${config.host}:${config.port}`
+  if (e?.syscall === 'listen' || code === 'EADDRINUSE') {
+    if (code === 'EADDRINUSE')
+      return `cannot start: port ${config.port} is already in use (${where}); stop the process that holds it or set PORT to a free port`
+    if (code === 'EACCES')
+      return `cannot start: no permission to listen on port ${config.port} (${where}); set PORT to 1024 or above`
+    if (code === 'EADDRNOTAVAIL')
+      return `cannot start: HOST ${config.host} is not an address of this machine; set HOST to 0.0.0.0 or one of its addresses`
+  }
+  const uid = process.getuid?.() ?? IMAGE_UID
+  const gid = process.getgid?.() ?? IMAGE_UID
+  const storage = storageFailureCode(err)
+  if (code === 'ENOTDIR' || code === 'EEXIST')
+    return `cannot start: DATA_DIR ${dir} is not a directory (a file is in the way); set DATA_DIR to a directory, or remove the file`
+  if (
+    code === 'EACCES' ||
+    code === 'EPERM' ||
+    code === 'EROFS' ||
+    storage?.startsWith('SQLITE_READONLY') ||
+    storage?.startsWith('SQLITE_CANTOPEN')
+  )
+    return `cannot start: the data directory ${dir} is not writable by this process (uid ${uid}, gid ${gid}); make it writable (chown -R ${uid}:${gid} ${dir}; the Docker image runs as uid ${IMAGE_UID}: chown -R ${IMAGE_UID}:${IMAGE_UID} the host folder or volume mounted at /data) or set DATA_DIR to a writable directory`
+  if (code === 'ENOSPC' || code === 'EDQUOT' || storage?.startsWith('SQLITE_FULL'))
+    return `cannot start: no space left on the volume of the data directory ${dir} and no data to serve yet; free space or set DATA_DIR to a larger volume (the full mirror needs about 25 GB)`
+  if (storage !== null)
+    return `cannot start: the data directory ${dir} cannot be used (${storage}: ${e.message}); check that it exists, is writable and has free space`
+  return null
 }

@@ -11,6 +11,7 @@ import { watchOnActivation } from '../webhooks/monitor.ts'
 import { DATASET_NAMES } from '../db/names.ts'
 import { json, parse, runSummary, table, UsageError, validateArgs, type CommandSpec } from './io.ts'
 import { restrictMode } from '../db/app-db.ts'
+import { PRIVATE_DIR_MODE } from '../db/paths.ts'
 
 /** How long `import` waits for a dataset another run (the background sync) is building. */
 const DEFAULT_WAIT_S = 1800
@@ -111,7 +112,7 @@ export const dataCommands: CommandSpec[] = [
       const { values } = parse(argv, { out: { type: 'string' }, json: { type: 'boolean' } })
       const deps = ctx.deps()
       const dir = resolve(values.out ?? deps.config.paths.backups)
-      mkdirSync(dir, { recursive: true })
+      mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE })
       const stamp = deps.clock().toISOString().replace(/[:.]/g, '-')
       const path = join(dir, `app-${stamp}.db`)
       restrictMode(path) // the copy holds key hashes and webhook secrets: 0600 like app.db

@@ -57,6 +57,7 @@ describe('carrier-verify sync', () => {
       'sync_enabled',
       'next_run',
       'last_mirror',
+      'missing_files',
       'datasets',
       'regulator',
     ])
@@ -67,6 +68,7 @@ describe('carrier-verify sync', () => {
       next_run: null,
       last_mirror: { updated_at: expect.any(String), checked_at: expect.any(String) },
       regulator: { reachable: true, since: null, sentence: null },
+      missing_files: [],
     })
     const status = overview.datasets
     expect(status.map((s) => s.dataset)).toEqual(

@@ -140,6 +140,11 @@ function overviewLines(s: SyncOverview): string {
   const last = s.last_mirror
     ? `last mirror update: ${s.last_mirror.updated_at ?? 'never'}; last checked: ${s.last_mirror.checked_at ?? 'never'}${s.last_mirror.last_sync ? `; last sync of ${s.last_mirror.last_sync.datasets.length} datasets took ${s.last_mirror.last_sync.seconds} s (${s.last_mirror.last_sync.parallel} downloads at once)` : ''}`
     : 'last mirror update: never'
+  const missing = s.missing_files.length
+    ? [
+        `missing files: the mirror's files of ${s.missing_files.join(', ')} are not in the data directory (app.db restored without them?); the next sync rebuilds them (\`sync run\`, no --force needed)`,
+      ]
+    : []
   const offline = s.regulator.sentence ? [s.regulator.sentence] : []
-  return [...offline, serving, sync, last, ''].join('\n')
+  return [...offline, serving, ...missing, sync, last, ''].join('\n')
 }

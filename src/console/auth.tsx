@@ -20,8 +20,11 @@ const PRE_COOKIE = 'cv_form'
 /** Failed sign-ins allowed per 15 minutes: per address, and per e-mail. */
 export const SIGN_IN_LIMITS = { perAddress: 20, perEmail: 5, windowMs: 15 * 60_000 }
 
+/** Cookies are Secure when the console is reached over https (own TLS, PUBLIC_URL or the request). */
 const secure = (c: Ctx, deps: Deps) =>
-  deps.config.tls !== null || new URL(c.req.url).protocol === 'https:'
+  deps.config.tls !== null ||
+  deps.config.publicUrl.startsWith('https:') ||
+  new URL(c.req.url).protocol === 'https:'
 
 /** A form token for pages without a session: a cookie and the same value in the form. */
 function formToken(c: Ctx, deps: Deps): string {
@@ -49,6 +52,13 @@ async function checkFormToken(c: Ctx, deps: Deps): Promise<void> {
   if (!ok)
     throw new AppError('forbidden', 'Refused: the form has expired; reload the page and try again')
 }
+
+/**
+ * The e-mail field as the audit log keeps it: only when it looks like an e-mail address (a
+ * password typed into the wrong field is never stored).
+ */
+export const auditedEmail = (email: string): string | null =>
+  email.length <= 254 && /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/.test(email) ? email : null
 
 const safeNext = (v: string | undefined) =>
   v && /^\/console(\/[A-Za-z0-9/_.-]*)?$/.test(v) ? v : '/console'
@@ -98,6 +108,14 @@ function SignInPage(props: {
 export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
   const byAddress = new RateLimiter(SIGN_IN_LIMITS.perAddress, SIGN_IN_LIMITS.windowMs)
   const byEmail = new RateLimiter(SIGN_IN_LIMITS.perEmail, SIGN_IN_LIMITS.windowMs)
+  /** Counts one attempt of both keys, or none when either is at its limit (seconds to wait). */
+  const reserveSignIn = (address: string, email: string, now: number): number => {
+    const wait = Math.max(byAddress.retryAfter(address, now), byEmail.retryAfter(email, now))
+    if (wait > 0) return wait
+    byAddress.hit(address, now)
+    byEmail.hit(email, now)
+    return 0
+  }
 
   app.get('/sign-in', (c) => {
     if (c.get('session')) return c.redirect('/console', 303)
@@ -117,7 +135,6 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
     const password = (await c.req.parseBody()).password
     const next = safeNext(await field(c, 'next'))
     const address = c.get('address') ?? 'unknown'
-    const wait = Math.max(byAddress.retryAfter(address, now), byEmail.retryAfter(email, now))
     const again = (error: string, status: 401 | 429) => {
       c.status(status)
       return c.html(
@@ -130,21 +147,25 @@ export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
         />,
       )
     }
+    // counted before the password is checked (synchronously, no await in between), so a burst of
+    // parallel attempts checks at most the limit's number of passwords
+    const wait = reserveSignIn(address, email, now)
+    const shown = auditedEmail(email)
     if (wait > 0) {
       c.header('retry-after', String(wait))
-      audit(c, deps, 'sign_in.throttled', { detail: { email } })
+      audit(c, deps, 'sign_in.throttled', { detail: { email: shown } })
       return again(`Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s).`, 429)
     }
     const found = findForSignIn(deps.db, email)
+    deps.metrics.signInChecks.inc()
     const ok =
       typeof password === 'string' && (await verifyPassword(password, found?.passwordHash ?? null))
     if (!ok || !found || found.user.disabledAt !== null) {
-      byAddress.hit(address, now)
-      byEmail.hit(email, now)
-      audit(c, deps, 'sign_in.failed', { detail: { email } })
+      audit(c, deps, 'sign_in.failed', { detail: { email: shown } })
       return again('E-mail or password is wrong.', 401)
     }
     byEmail.reset(email)
+    byAddress.release(address, now)
     const { token, session } = createSession(deps.db, found.user.id, c.get('address'), now)
     markSignedIn(deps.db, found.user.id, now)
     c.set('session', session)

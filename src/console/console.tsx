@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono'
 import type { Deps } from '../deps.ts'
-import { AppError } from '../errors.ts'
+import { AppError, retryAfterOf, toAppError } from '../errors.ts'
 import { setFlash } from '../users/sessions.ts'
 import { accountRoutes } from './account.tsx'
 import { adminRoutes } from './admin.tsx'
@@ -33,7 +33,9 @@ function ErrorPage(props: { c: Ctx; status: number; message: string }) {
           ? 'Page not found'
           : props.status === 403
             ? 'Refused'
-            : 'Something went wrong'}
+            : props.status === 503
+              ? 'Storage unavailable'
+              : 'Something went wrong'}
       </h1>
       <p>{props.message}</p>
       <p>
@@ -42,6 +44,9 @@ function ErrorPage(props: { c: Ctx; status: number; message: string }) {
     </Layout>
   )
 }
+
+const STORAGE_MESSAGE =
+  'The data directory cannot be written: its disk is full or read-only. Nothing was changed. Free space on the volume (or make it writable); the console works again without a restart.'
 
 /** The console's routes, mounted by createApp under /console. */
 export function consoleRoutes(deps: Deps): Hono<ConsoleEnv> {
@@ -70,11 +75,22 @@ export function consoleRoutes(deps: Deps): Hono<ConsoleEnv> {
   })
 
   app.onError((err, c) => {
-    const e = err instanceof AppError ? err : null
+    // a full or read-only disk is an outage with its own page (503), never a 500
+    const e = toAppError(err)
     if (!e) deps.log.error({ err, path: c.req.path }, 'console error')
+    else if (e.code === 'storage_unavailable')
+      deps.log.error(
+        { err: e.options.cause ?? err, path: c.req.path },
+        'console: storage unavailable',
+      )
     const status = e?.status ?? 500
     const message =
-      e && status < 500 ? e.message : 'An internal error occurred; it has been logged.'
+      e?.code === 'storage_unavailable'
+        ? STORAGE_MESSAGE
+        : e && status < 500
+          ? e.message
+          : 'An internal error occurred; it has been logged.'
+    if (e && retryAfterOf(e.code) !== null) c.header('retry-after', String(retryAfterOf(e.code)))
     const session = c.get('session')
     if (c.req.path.endsWith('.json') || c.req.header('accept') === 'application/json')
       return c.json({ status, error: message, code: e?.code ?? 'internal' }, status as 400)

@@ -308,13 +308,12 @@ export function lookupRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
     if (raw) {
       const now = deps.clock()
       const key = `lookup:${session.user.id}`
-      const wait = limiter.retryAfter(key, now.getTime())
-      if (wait > 0)
+      const wait =
+        /^\d{1,8}$/.test(raw) && Number(raw) !== 0 ? limiter.reserve(key, now.getTime()) : -1
+      if (wait < 0) error = 'A USDOT number has 1 to 8 digits.'
+      else if (wait > 0)
         error = `The tester allows 120 lookups an hour; try again in ${Math.ceil(wait / 60)} min.`
-      else if (!/^\d{1,8}$/.test(raw) || Number(raw) === 0)
-        error = 'A USDOT number has 1 to 8 digits.'
       else {
-        limiter.hit(key, now.getTime())
         try {
           record = openRecords(deps, 'live').recordNow(Number(raw))
           if (!record) error = `No company with USDOT ${raw}.`

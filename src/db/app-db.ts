@@ -15,13 +15,17 @@ export interface AppDb {
 const here = dirname(fileURLToPath(import.meta.url))
 export const MIGRATIONS_DIR = join(here, '..', '..', 'migrations')
 
-/** Opens app.db (WAL) and applies pending migrations; a failed migration throws and stops startup. */
-export function openAppDb(path: string): AppDb {
+/**
+ * Opens app.db (WAL) and applies pending migrations; a failed migration throws and stops startup.
+ * `exclusive` holds the file's lock for the process and keeps the WAL index in memory (no -shm
+ * file): the one way to open it on a full volume; other processes cannot open it meanwhile.
+ */
+export function openAppDb(path: string, opts: { exclusive?: boolean } = {}): AppDb {
   if (path !== ':memory:') {
-    mkdirSync(dirname(path), { recursive: true })
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
     restrictMode(path)
   }
-  const sqlite = openSqlite(path, 'readwrite')
+  const sqlite = openSqlite(path, 'readwrite', undefined, opts.exclusive === true)
   const orm = drizzle(sqlite, { schema, casing: 'snake_case' })
   if (!existsSync(MIGRATIONS_DIR)) throw new Error(`migrations folder missing: ${MIGRATIONS_DIR}`)
   // two processes may start at once (server + CLI): take the write lock while migrating

@@ -84,6 +84,8 @@ export function openActive(
  */
 export class DatasetRegistry {
   private readonly open = new Map<string, ActiveDataset>()
+  /** active versions whose file is missing (`channel:dataset` → version id) */
+  private readonly missing = new Map<string, number>()
   private readonly appDb: Sqlite
   private readonly log: Logger
   /** stored paths are relative to it */
@@ -105,17 +107,21 @@ export class DatasetRegistry {
     let changed = false
     const wanted = new Map<string, ReturnType<typeof listActiveVersions>[number]>()
     for (const v of listActiveVersions(this.appDb)) wanted.set(`${v.channel}:${v.dataset}`, v)
+    for (const key of this.missing.keys()) if (!wanted.has(key)) this.missing.delete(key)
     for (const [key, v] of wanted) {
       const cur = this.open.get(key)
       if (cur?.versionId === v.id) continue
       const file = resolveStoredPath(this.dataDir, v.path)
       if (!existsSync(file)) {
-        this.log.error(
-          { dataset: v.dataset, version: v.id, path: file },
-          'active dataset file is missing',
-        )
+        if (this.missing.get(key) !== v.id)
+          this.log.error(
+            { dataset: v.dataset, channel: v.channel, version: v.id, path: file },
+            'active dataset file is missing; the next sync (or the sample build at start) rebuilds it',
+          )
+        this.missing.set(key, v.id)
         continue
       }
+      this.missing.delete(key)
       try {
         const next = openActive(
           v.dataset,
@@ -202,6 +208,14 @@ export class DatasetRegistry {
       get: (name) => this.get(name, channel),
       versionKey: `${channel}:${parts}`,
     }
+  }
+
+  /**
+   * The datasets whose active version names a file the data directory lacks (an app.db restored
+   * alone), as `channel:dataset`; they serve nothing until rebuilt.
+   */
+  missingFiles(): string[] {
+    return [...this.missing.keys()].sort()
   }
 
   /** true when the live census or the sample census can answer */

@@ -17,6 +17,7 @@ export function openSqlite(
   path: string,
   mode: 'readwrite' | 'readonly',
   cacheKib = DATASET_CACHE_KIB,
+  exclusive = false,
 ): Sqlite {
   const db = new Database(path, {
     readonly: mode === 'readonly',
@@ -24,6 +25,8 @@ export function openSqlite(
     timeout: 5_000,
   })
   if (mode === 'readwrite') {
+    // before the first read: the WAL index then lives in this process's memory, not in -shm
+    if (exclusive) db.pragma('locking_mode = EXCLUSIVE')
     db.pragma('journal_mode = WAL')
     db.pragma('synchronous = NORMAL')
     db.pragma('foreign_keys = ON')

@@ -4,6 +4,15 @@
  * (ISSUE 16 item 7). Rows written by older releases hold absolute paths: `relativizePaths` rewrites
  * them once at start-up, and nothing ever deletes a file outside the data directory.
  */
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import type { Sqlite } from './open.ts'
 
@@ -61,4 +70,49 @@ export function relativizePaths(db: Sqlite, dataDir: string): number {
     fix('source_files', 'file_id')
   }).immediate()
   return changed
+}
+
+/** Mode of the data directory and its folders: only the appliance's user reads its data. */
+export const PRIVATE_DIR_MODE = 0o700
+
+/** The data directory is on a full volume: the process serves what it has and writes nothing. */
+export type DataDirState = 'writable' | 'full'
+
+/**
+ * Makes sure the data directory exists, is a directory and can be written, before anything else
+ * touches it; narrows it and its folders to 0700 (an older release left them 0755). A full volume
+ * is `'full'` when app.db is already there (the caller serves read-only) and an error otherwise;
+ * every other failure is thrown as the file system reported it (EACCES, ENOTDIR, EROFS…), for the
+ * caller to explain.
+ */
+export function prepareDataDir(dataDir: string): DataDirState {
+  if (existsSync(dataDir) && !statSync(dataDir).isDirectory())
+    throw Object.assign(new Error(`${dataDir} is not a directory`), {
+      code: 'ENOTDIR',
+      path: dataDir,
+    })
+  mkdirSync(dataDir, { recursive: true, mode: PRIVATE_DIR_MODE })
+  narrow(dataDir)
+  for (const entry of readdirSync(dataDir, { withFileTypes: true }))
+    if (entry.isDirectory()) narrow(join(dataDir, entry.name))
+  const probe = join(dataDir, `.write-probe-${process.pid}`)
+  try {
+    writeFileSync(probe, 'ok\n', { mode: 0o600 })
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    if ((code === 'ENOSPC' || code === 'EDQUOT') && existsSync(join(dataDir, 'app.db')))
+      return 'full'
+    throw err
+  } finally {
+    rmSync(probe, { force: true })
+  }
+  return 'writable'
+}
+
+function narrow(dir: string): void {
+  try {
+    if ((statSync(dir).mode & 0o777) !== PRIVATE_DIR_MODE) chmodSync(dir, PRIVATE_DIR_MODE)
+  } catch {
+    // not ours to change (another owner): left as it is
+  }
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs'
 import type { Clock } from '../clock.ts'
 import type { Sqlite } from './open.ts'
 import { cached, removeDbFile } from './open.ts'
@@ -54,6 +55,26 @@ export function activeVersion(
       )
       .get(dataset, channel) as VersionRow | undefined) ?? null
   )
+}
+
+/** true when the file of a version is in the data directory (an app.db restored alone lacks them). */
+export function versionFileExists(dataDir: string, v: Pick<VersionRow, 'path'>): boolean {
+  return v.path !== '' && existsSync(resolveStoredPath(dataDir, v.path))
+}
+
+/**
+ * The active version of a dataset channel only when its file exists: what serves, what a sync may
+ * call unchanged and what a start need not rebuild. A row whose file is missing (app.db restored
+ * into an empty data directory) is never trusted.
+ */
+export function servableVersion(
+  db: Sqlite,
+  dataDir: string,
+  dataset: DatasetName,
+  channel: Channel,
+): VersionRow | null {
+  const v = activeVersion(db, dataset, channel)
+  return v && versionFileExists(dataDir, v) ? v : null
 }
 
 export function listActiveVersions(db: Sqlite): VersionRow[] {

@@ -3,6 +3,8 @@ import { availableParallelism } from 'node:os'
 import { dirname } from 'node:path'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { openSqlite, removeDbFile, type Sqlite } from '../db/open.ts'
+import { restrictMode } from '../db/app-db.ts'
+import { PRIVATE_DIR_MODE } from '../db/paths.ts'
 import { quickCheckFile } from './check.ts'
 import { threadCpuSeconds } from './cpu.ts'
 import type { BuildContext, BuildProgress, DatasetSpec } from './types.ts'
@@ -36,8 +38,9 @@ const SORT_THREADS = Math.max(1, Math.min(availableParallelism(), 4))
  * its own (a build's part threads attach the build file they read: ingest/parts.ts).
  */
 export function openBuildFile(path: string, cacheKib = BUILD_CACHE_KIB): Sqlite {
-  mkdirSync(dirname(path), { recursive: true })
+  mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE })
   removeDbFile(path)
+  restrictMode(path) // 0600 whatever the umask: SQLite gives its journal files the same mode
   const db = openSqlite(path, 'readwrite')
   try {
     // openSqlite leaves a read-write file in WAL mode, where every page is written twice (to the

@@ -5,6 +5,7 @@ import { purgeSessions } from '../users/sessions.ts'
 import type { Job } from '../deps.ts'
 import type { JobFactory } from './jobs.ts'
 import { restrictMode } from '../db/app-db.ts'
+import { PRIVATE_DIR_MODE } from '../db/paths.ts'
 
 /** How many daily app.db backups are kept. */
 export const KEEP_BACKUPS = 7
@@ -20,7 +21,7 @@ export async function runMaintenance(
   deps.db.pragma('wal_checkpoint(TRUNCATE)')
   deps.db.pragma('optimize')
   const dir = deps.config.paths.backups
-  mkdirSync(dir, { recursive: true })
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE })
   const backup = join(dir, `app-${deps.clock().toISOString().replace(/[:.]/g, '-')}.db`)
   restrictMode(backup) // 0600 like app.db
   await deps.db.backup(backup)

@@ -47,6 +47,7 @@ const options = (over: Partial<DownloadOptions> = {}): DownloadOptions => ({
   retries: 2,
   retryBaseMs: 1,
   appToken: null,
+  maxTotalMs: 60_000,
   ...over,
 })
 const rows = (id: string) => ({ id, form: 'rows' as const, url: sourceUrl(server.url, id, 'rows') })
@@ -147,8 +148,10 @@ describe('downloads', () => {
   })
 
   test('a slow drip is cut off at the overall deadline (expected length at the minimum rate)', async () => {
-    expect(deadlineMs(1_000, 10 * 1024 * 1024, 100 * 1024)).toBe(103_400) // 10 MiB at 100 KiB/s
-    expect(deadlineMs(1_000, null, 1024 ** 2)).toBe(1_000 + 2048 * 1000) // unknown: 2 GiB
+    const hours3 = 3 * 3_600_000
+    expect(deadlineMs(1_000, 10 * 1024 * 1024, 100 * 1024, hours3)).toBe(103_400) // 10 MiB at 100 KiB/s
+    expect(deadlineMs(1_000, null, 1024 ** 2, hours3)).toBe(hours3) // unknown: the ceiling
+    expect(deadlineMs(1_000, 2 * 1024 ** 3, 100 * 1024, hours3)).toBe(hours3) // never past it
     server.set('eeee-5555', `A\n${'1\n'.repeat(500)}`) // 1,002 bytes
     server.fail('eeee-5555', { kind: 'drip', bytes: 20, everyMs: 20 }) // ~1 KB/s, never stalls
     const started = Date.now()

@@ -12,7 +12,8 @@ import { createHash } from 'node:crypto'
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
-import { resolveStoredPath, toStoredPath } from '../db/paths.ts'
+import { PRIVATE_DIR_MODE, resolveStoredPath, toStoredPath } from '../db/paths.ts'
+import { PRIVATE_FILE_MODE } from '../db/app-db.ts'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Clock } from '../clock.ts'
 import type { Sqlite } from '../db/open.ts'
@@ -109,9 +110,17 @@ export interface DownloadOptions {
   timeoutMs: number
   /**
    * the overall deadline of one attempt is timeoutMs + expected length / this rate (bytes per
-   * second); the expected length is Content-Length, else the last copy's size, else 2 GiB
+   * second); the expected length is Content-Length, else the last copy's size, else the portal's
+   * row count (expectedRows) times BYTES_PER_ROW_BOUND
    */
   minRateBytesPerSec?: number
+  /** the portal's row count of the file, asked only when nothing else tells its length */
+  expectedRows?: () => Promise<number | null>
+  /**
+   * the most time the file may take, every attempt and backoff included (the dataset's
+   * SYNC_DOWNLOAD_MAX_MINUTES): no retry restarts a trickle past it
+   */
+  maxTotalMs: number
   /** keeps the run's lease alive while a long body streams; false = the lease is lost, stop */
   renew?: () => boolean
   /** how often `renew` is called during a body (default 30 s) */
@@ -159,16 +168,18 @@ export async function downloadFile(
   urls: readonly SourceUrl[],
   opts: DownloadOptions,
 ): Promise<DownloadOutcome> {
-  mkdirSync(opts.dir, { recursive: true })
+  mkdirSync(opts.dir, { recursive: true, mode: PRIVATE_DIR_MODE })
   const prev = getSourceFile(deps.db, fileId, opts.dataDir)
   const kept = prev?.path && prev.sha256 && existsSync(prev.path) ? prev : null
   let lastUrl = urls[0]?.url ?? ''
+  // one budget for the file: every URL, attempt and backoff
+  const until = Date.now() + opts.maxTotalMs
   for (const u of urls) {
     lastUrl = u.url
     // conditional headers only apply to the URL the kept copy came from
     const cond = kept && kept.url === u.url ? kept : null
-    const res = await withRetries(deps, opts, u.url, () =>
-      fetchOnce(deps, fileId, u.url, cond, prev?.bytes ?? null, opts),
+    const res = await withRetries(deps, opts, u.url, until, () =>
+      fetchOnce(deps, fileId, u.url, cond, prev?.bytes ?? null, opts, until - Date.now()),
     )
     if (res === 'not_found') continue
     const now = deps.clock().getTime()
@@ -221,13 +232,22 @@ function outcomeOf(row: SourceFileRow): Omit<Fetched, 'vintage'> {
   }
 }
 
+/** Least time worth starting another attempt with. */
+const MIN_ATTEMPT_MS = 1_000
+
 async function withRetries<T>(
   deps: DownloadDeps,
   opts: DownloadOptions,
   url: string,
+  until: number,
   attempt: () => Promise<T>,
 ): Promise<T> {
   for (let i = 0; ; i++) {
+    if (until - Date.now() < MIN_ATTEMPT_MS)
+      throw new DownloadError(
+        `${url}: the download's time budget of ${Math.round(opts.maxTotalMs / 60_000)} min is spent (SYNC_DOWNLOAD_MAX_MINUTES)`,
+        false,
+      )
     try {
       return await attempt()
     } catch (err) {
@@ -236,6 +256,7 @@ async function withRetries<T>(
       if (!retryable || i >= opts.retries) throw asDownloadError(err, url)
       if (isNoSpace(err)) throw asDownloadError(err, url)
       const delay = backoffMs(i, opts.retryBaseMs ?? 2_000, deps.random)
+      if (Date.now() + delay + MIN_ATTEMPT_MS > until) throw asDownloadError(err, url)
       deps.log.warn(
         { url, attempt: i + 1, delay_ms: delay, error: (err as Error).message },
         'download failed; retrying',
@@ -255,117 +276,199 @@ function asDownloadError(err: unknown, url: string): DownloadError {
   return new DownloadError(`${url}: ${detail}`, true)
 }
 
-/** Assumed length when neither Content-Length nor an earlier copy tells (the census is ~1.7 GB). */
-const UNKNOWN_LENGTH = 2 * 1024 ** 3
+/**
+ * Bytes one row of a regulator file can take, at most, for the deadline of a download whose
+ * length nothing else tells: more than twice the widest file's average (the census, about 440
+ * bytes a row in the real files).
+ */
+export const BYTES_PER_ROW_BOUND = 1024
 /** how often a long download renews the run's lease */
 const RENEW_EVERY_MS = 30_000
 
-/** The overall deadline of one attempt: timeoutMs plus the expected length at the minimum rate. */
-export const deadlineMs = (timeoutMs: number, expected: number | null, minRate: number) =>
-  Math.round(timeoutMs + ((expected ?? UNKNOWN_LENGTH) / Math.max(1, minRate)) * 1000)
+/**
+ * The overall deadline of one attempt: timeoutMs plus the expected length at the minimum rate,
+ * never past `ceilingMs` (what is left of the file's budget). With no expected length the
+ * ceiling alone bounds it.
+ */
+export const deadlineMs = (
+  timeoutMs: number,
+  expected: number | null,
+  minRate: number,
+  ceilingMs: number,
+) =>
+  Math.round(
+    Math.min(
+      ceilingMs,
+      expected === null ? ceilingMs : timeoutMs + (expected / Math.max(1, minRate)) * 1000,
+    ),
+  )
 
 type Attempt =
   'not_found' | { kind: 'not_modified'; vintage: string | null } | ({ kind: 'body' } & Fetched)
 
 /**
- * One HTTP attempt: 'not_found', not modified, or a complete body in `<dir>/<id>.part`. A body
- * must match its Content-Length and end with a line break; the attempt is cut off when no byte
- * arrives for timeoutMs (stall) or when the whole body takes longer than its deadline (drip).
+ * The two timers of an attempt: a stall (no byte for timeoutMs, re-armed by every read) and the
+ * overall deadline. Either aborts the request with its reason, kept in `cutOff`.
  */
-async function fetchOnce(
-  deps: DownloadDeps,
-  fileId: string,
-  url: string,
-  cond: SourceFileRow | null,
-  previousBytes: number | null,
-  opts: DownloadOptions,
-): Promise<Attempt> {
-  const ctl = new AbortController()
-  let cutOff: DownloadError | null = null
-  let timer: NodeJS.Timeout | undefined
-  let deadline: NodeJS.Timeout | undefined
-  const stop = (err: DownloadError) => {
-    cutOff ??= err
-    ctl.abort(err)
+class Watchdog {
+  readonly ctl = new AbortController()
+  cutOff: DownloadError | null = null
+  private stall: NodeJS.Timeout | undefined
+  private deadline: NodeJS.Timeout | undefined
+  private readonly url: string
+  private readonly timeoutMs: number
+  constructor(url: string, timeoutMs: number) {
+    this.url = url
+    this.timeoutMs = timeoutMs
   }
-  const arm = () => {
-    clearTimeout(timer)
-    timer = setTimeout(
-      () => stop(new DownloadError(`${url}: no data for ${opts.timeoutMs} ms (stalled)`, true)),
-      opts.timeoutMs,
-    )
+  stop(err: DownloadError): void {
+    this.cutOff ??= err
+    this.ctl.abort(err)
   }
-  const onAbort = () => ctl.abort(opts.signal.reason)
-  opts.signal.addEventListener('abort', onAbort, { once: true })
-  const part = join(opts.dir, `${fileId}.part`)
-  const headers: Record<string, string> = {
-    accept: 'text/csv, text/plain;q=0.9, */*;q=0.1',
-    'user-agent': 'carrier-verify (self-hosted FMCSA mirror)',
-  }
-  if (opts.appToken) headers['x-app-token'] = opts.appToken
-  if (cond?.etag) headers['if-none-match'] = cond.etag
-  if (cond?.lastModified) headers['if-modified-since'] = cond.lastModified
-  let fh: Awaited<ReturnType<typeof open>> | null = null
-  let bytes = -1
-  let expected: number | null = null
-  try {
-    arm()
-    const res = await deps.fetch(url, { headers, signal: ctl.signal, redirect: 'follow' })
-    const stale = isOutOfDate(res.headers)
-    if (stale && (res.status === 304 || res.ok)) {
-      await res.body?.cancel().catch(() => undefined)
-      throw new DownloadError(
-        `${url}: the portal answered from an out-of-date replica (X-SODA2-Data-Out-Of-Date: true)`,
-        false,
-        { stale: true },
-      )
-    }
-    if (res.status === 304) {
-      await res.body?.cancel().catch(() => undefined)
-      return { kind: 'not_modified', vintage: vintageOf(res.headers) }
-    }
-    if (res.status === 404) {
-      await res.body?.cancel().catch(() => undefined)
-      return 'not_found'
-    }
-    if (!res.ok) {
-      await res.body?.cancel().catch(() => undefined)
-      const retry = res.status === 429 || res.status >= 500
-      const hint = res.status === 403 ? ' (check SOCRATA_APP_TOKEN and network access)' : ''
-      throw new DownloadError(`${url}: HTTP ${res.status}${hint}`, retry)
-    }
-    if (/text\/html/i.test(res.headers.get('content-type') ?? '')) {
-      await res.body?.cancel().catch(() => undefined)
-      throw new DownloadError(`${url}: the server sent an HTML page instead of CSV`, true)
-    }
-    if (!res.body) throw new DownloadError(`${url}: empty body`, true)
-    const lengthHeader = res.headers.get('content-length')
-    expected = lengthHeader !== null && /^\d+$/.test(lengthHeader) ? Number(lengthHeader) : null
-    const limit = deadlineMs(
-      opts.timeoutMs,
-      expected ?? previousBytes,
-      opts.minRateBytesPerSec ?? 100 * 1024,
-    )
-    deadline = setTimeout(
+  /** (re)starts the stall timer */
+  arm(): void {
+    clearTimeout(this.stall)
+    this.stall = setTimeout(
       () =>
-        stop(
+        this.stop(
+          new DownloadError(`${this.url}: no data for ${this.timeoutMs} ms (stalled)`, true),
+        ),
+      this.timeoutMs,
+    )
+  }
+  /** pauses the stall timer (while the attempt waits for something other than the body) */
+  pause(): void {
+    clearTimeout(this.stall)
+  }
+  limit(ms: number, bytes: () => number): void {
+    this.deadline = setTimeout(
+      () =>
+        this.stop(
           new DownloadError(
-            `${url}: download deadline of ${Math.round(limit / 1000)} s exceeded after ${bytes} bytes (slower than the minimum rate)`,
+            `${this.url}: download deadline of ${Math.round(ms / 1000)} s exceeded after ${bytes()} bytes (slower than the minimum rate)`,
             true,
           ),
         ),
-      limit,
+      ms,
     )
-    const hash = createHash('sha256')
-    fh = await open(part, 'w')
-    bytes = 0
+  }
+  clear(): void {
+    clearTimeout(this.stall)
+    clearTimeout(this.deadline)
+  }
+}
+
+/** The request headers of an attempt: conditional when a kept copy came from this URL. */
+function requestHeaders(cond: SourceFileRow | null, appToken: string | null) {
+  const headers: Record<string, string> = {
+    accept: 'text/csv, text/plain;q=0.9, */*;q=0.1',
+    // both are decoded by fetch; a Content-Length then counts the encoded bytes (checkBody)
+    'accept-encoding': 'gzip, deflate',
+    'user-agent': 'carrier-verify (self-hosted FMCSA mirror)',
+  }
+  if (appToken) headers['x-app-token'] = appToken
+  if (cond?.etag) headers['if-none-match'] = cond.etag
+  if (cond?.lastModified) headers['if-modified-since'] = cond.lastModified
+  return headers
+}
+
+const discard = (res: Response) => res.body?.cancel().catch(() => undefined)
+
+/**
+ * Judges the status and headers of an answer: a body to read, or 'not_found' / not modified;
+ * throws DownloadError for a stale replica, an error status or an HTML page.
+ */
+async function judgeAnswer(
+  url: string,
+  res: Response,
+): Promise<{ kind: 'answer'; res: Response } | Exclude<Attempt, { kind: 'body' }>> {
+  const stale = isOutOfDate(res.headers)
+  if (stale && (res.status === 304 || res.ok)) {
+    await discard(res)
+    throw new DownloadError(
+      `${url}: the portal answered from an out-of-date replica (X-SODA2-Data-Out-Of-Date: true)`,
+      false,
+      { stale: true },
+    )
+  }
+  if (res.status === 304) {
+    await discard(res)
+    return { kind: 'not_modified', vintage: vintageOf(res.headers) }
+  }
+  if (res.status === 404) {
+    await discard(res)
+    return 'not_found'
+  }
+  if (!res.ok) {
+    await discard(res)
+    const retry = res.status === 429 || res.status >= 500
+    const hint = res.status === 403 ? ' (check SOCRATA_APP_TOKEN and network access)' : ''
+    throw new DownloadError(`${url}: HTTP ${res.status}${hint}`, retry)
+  }
+  if (/text\/html/i.test(res.headers.get('content-type') ?? '')) {
+    await discard(res)
+    throw new DownloadError(`${url}: the server sent an HTML page instead of CSV`, true)
+  }
+  if (!res.body) throw new DownloadError(`${url}: empty body`, true)
+  // not `instanceof Response`: the HTTP server's adapter replaces the global Response class
+  return { kind: 'answer', res }
+}
+
+/** The length an answer announces: Content-Length, and whether it counts encoded (gzip) bytes. */
+function announcedLength(headers: Headers): { length: number | null; encoded: boolean } {
+  const raw = headers.get('content-length')
+  const encoding = (headers.get('content-encoding') ?? '').trim().toLowerCase()
+  return {
+    length: raw !== null && /^\d+$/.test(raw) ? Number(raw) : null,
+    encoded: encoding !== '' && encoding !== 'identity',
+  }
+}
+
+/**
+ * The length the deadline is sized from: Content-Length, else the last copy's size, else the
+ * portal's row count times BYTES_PER_ROW_BOUND (asked only then), else null (the ceiling).
+ */
+async function expectedLength(
+  announced: number | null,
+  previousBytes: number | null,
+  opts: DownloadOptions,
+): Promise<number | null> {
+  if (announced !== null) return announced
+  if (previousBytes !== null) return previousBytes
+  const rows = await opts.expectedRows?.().catch(() => null)
+  return rows == null ? null : Math.max(1, rows) * BYTES_PER_ROW_BOUND
+}
+
+interface Streamed {
+  sha256: string
+  bytes: number
+  /** the last byte (a complete CSV ends with a line break) */
+  last: number
+  /** the first bytes as text (an HTML page or a blank body) */
+  head: string
+}
+
+/** Streams the (decoded) body into `part`, hashing it; renews the lease on the way. */
+async function streamBody(
+  url: string,
+  fileId: string,
+  body: ReadableStream<Uint8Array>,
+  part: string,
+  dog: Watchdog,
+  total: number | null,
+  opts: DownloadOptions,
+  progress: { bytes: number },
+): Promise<Streamed> {
+  const hash = createHash('sha256')
+  const fh = await open(part, 'w', PRIVATE_FILE_MODE)
+  try {
     let head = ''
     let last = -1
     let lastReport = 0
     let lastRenew = Date.now()
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader()
+    const reader = body.getReader()
     for (;;) {
-      arm()
+      dog.arm()
       const { done, value } = await reader.read()
       if (done) break
       if (value.byteLength === 0) continue
@@ -375,12 +478,12 @@ async function fetchOnce(
           throw new DownloadError(`${url}: the server sent an HTML page instead of CSV`, true)
       }
       hash.update(value)
-      bytes += value.byteLength
+      progress.bytes += value.byteLength
       last = value[value.byteLength - 1] ?? last
       await fh.write(value)
-      if (opts.onProgress && bytes - lastReport >= 1 << 20) {
-        lastReport = bytes
-        opts.onProgress({ file: fileId, bytes, total: expected })
+      if (opts.onProgress && progress.bytes - lastReport >= 1 << 20) {
+        lastReport = progress.bytes
+        opts.onProgress({ file: fileId, bytes: progress.bytes, total })
       }
       if (opts.renew && Date.now() - lastRenew >= (opts.renewEveryMs ?? RENEW_EVERY_MS)) {
         lastRenew = Date.now()
@@ -388,54 +491,135 @@ async function fetchOnce(
           throw new DownloadError(`${url}: the run lost its lease during the download`, false)
       }
     }
-    clearTimeout(timer)
-    clearTimeout(deadline)
-    await fh.close()
-    fh = null
-    if (expected !== null && bytes !== expected)
-      throw new DownloadError(`${url}: truncated body (${bytes} of ${expected} bytes)`, true)
-    if (bytes === 0 || head.trim() === '') throw new DownloadError(`${url}: empty body`, true)
-    if (last !== 0x0a)
-      throw new DownloadError(
-        `${url}: truncated body (ends mid-line after ${bytes} bytes, no final line break)`,
-        true,
-      )
-    opts.onProgress?.({ file: fileId, bytes, total: expected })
+    return { sha256: hash.digest('hex'), bytes: progress.bytes, last, head }
+  } finally {
+    await fh.close().catch(() => undefined)
+  }
+}
+
+/**
+ * Refuses a body that is not a complete CSV: short of its Content-Length (which, for a gzip or
+ * deflate answer, counts the encoded bytes: fetch itself fails a transfer cut short of it, and
+ * the decoded size is not compared with it), empty, or ending mid-line.
+ */
+function checkBody(
+  url: string,
+  got: Streamed,
+  length: { length: number | null; encoded: boolean },
+): void {
+  if (length.length !== null && !length.encoded && got.bytes !== length.length)
+    throw new DownloadError(`${url}: truncated body (${got.bytes} of ${length.length} bytes)`, true)
+  if (got.bytes === 0 || got.head.trim() === '') throw new DownloadError(`${url}: empty body`, true)
+  if (got.last !== 0x0a)
+    throw new DownloadError(
+      `${url}: truncated body (ends mid-line after ${got.bytes} bytes, no final line break)`,
+      true,
+    )
+}
+
+/**
+ * One HTTP attempt: 'not_found', not modified, or a complete body in `<dir>/<id>.part`. A body
+ * must match its Content-Length and end with a line break; the attempt is cut off when no byte
+ * arrives for timeoutMs (stall) or when the whole body takes longer than its deadline (drip),
+ * which never reaches past `budgetMs`.
+ */
+async function fetchOnce(
+  deps: DownloadDeps,
+  fileId: string,
+  url: string,
+  cond: SourceFileRow | null,
+  previousBytes: number | null,
+  opts: DownloadOptions,
+  budgetMs: number,
+): Promise<Attempt> {
+  const dog = new Watchdog(url, opts.timeoutMs)
+  const onAbort = () => dog.ctl.abort(opts.signal.reason)
+  opts.signal.addEventListener('abort', onAbort, { once: true })
+  const part = join(opts.dir, `${fileId}.part`)
+  const progress = { bytes: -1 }
+  let length: ReturnType<typeof announcedLength> = { length: null, encoded: false }
+  try {
+    dog.arm()
+    const judged = await judgeAnswer(
+      url,
+      await deps.fetch(url, {
+        headers: requestHeaders(cond, opts.appToken),
+        signal: dog.ctl.signal,
+        redirect: 'follow',
+      }),
+    )
+    if (judged === 'not_found' || judged.kind !== 'answer') return judged
+    const answer = judged.res
+    length = announcedLength(answer.headers)
+    dog.pause()
+    const expected = await expectedLength(length.length, previousBytes, opts)
+    const limit = deadlineMs(
+      opts.timeoutMs,
+      expected,
+      opts.minRateBytesPerSec ?? 100 * 1024,
+      budgetMs,
+    )
+    dog.limit(limit, () => Math.max(progress.bytes, 0))
+    progress.bytes = 0
+    const total = length.encoded ? null : length.length
+    const got = await streamBody(
+      url,
+      fileId,
+      answer.body as ReadableStream<Uint8Array>,
+      part,
+      dog,
+      total,
+      opts,
+      progress,
+    )
+    dog.clear()
+    checkBody(url, got, length)
+    opts.onProgress?.({ file: fileId, bytes: got.bytes, total })
     return {
       kind: 'body',
       fileId,
       url,
       path: part,
-      sha256: hash.digest('hex'),
-      bytes,
-      etag: res.headers.get('etag'),
-      lastModified: res.headers.get('last-modified'),
-      vintage: vintageOf(res.headers),
+      sha256: got.sha256,
+      bytes: got.bytes,
+      etag: answer.headers.get('etag'),
+      lastModified: answer.headers.get('last-modified'),
+      vintage: vintageOf(answer.headers),
     }
   } catch (err) {
-    await fh?.close().catch(() => undefined)
     rmSync(part, { force: true })
-    // set by a timer callback (stall or deadline): TypeScript cannot see that
-    const cut = cutOff as DownloadError | null
-    if (cut) throw cut
-    if (opts.signal.aborted) throw opts.signal.reason
-    if (isNoSpace(err))
-      throw new DownloadError(
-        `${url}: no space left on device (while writing ${part} after ${Math.max(bytes, 0)} bytes)`,
-        false,
-      )
-    if (bytes >= 0 && !(err instanceof DownloadError)) {
-      // the connection ended inside the body: a truncated download
-      const of = expected === null ? '' : ` of ${expected}`
-      throw new DownloadError(
-        `${url}: truncated body (connection closed after ${bytes}${of} bytes)`,
-        true,
-      )
-    }
-    throw err
+    throw attemptError(err, url, part, progress.bytes, length, dog, opts)
   } finally {
-    clearTimeout(timer)
-    clearTimeout(deadline)
+    dog.clear()
     opts.signal.removeEventListener('abort', onAbort)
   }
+}
+
+/** What a failed attempt throws: the watchdog's cut, the shutdown, a full disk or a cut transfer. */
+function attemptError(
+  err: unknown,
+  url: string,
+  part: string,
+  bytes: number,
+  length: { length: number | null; encoded: boolean },
+  dog: Watchdog,
+  opts: DownloadOptions,
+): unknown {
+  if (dog.cutOff) return dog.cutOff
+  if (opts.signal.aborted) return opts.signal.reason
+  if (isNoSpace(err))
+    return new DownloadError(
+      `${url}: no space left on device (while writing ${part} after ${Math.max(bytes, 0)} bytes)`,
+      false,
+    )
+  if (bytes >= 0 && !(err instanceof DownloadError)) {
+    // the connection ended inside the body: a truncated download
+    const of =
+      length.length === null ? '' : ` of ${length.length}${length.encoded ? ' encoded' : ''}`
+    return new DownloadError(
+      `${url}: truncated body (connection closed after ${bytes}${of} bytes)`,
+      true,
+    )
+  }
+  return err
 }

@@ -74,9 +74,9 @@ describe('the regulator cannot be reached', () => {
     expect(json.regulator).toMatchObject({ reachable: false, sentence })
 
     const admin = createUser(ctx.deps.db, { email: 'admin@example.com', role: 'admin' }, 0)
-    await setPassword(ctx.deps.db, admin.id, 'correct horse battery staple')
+    await setPassword(ctx.deps.db, admin.id, 'amber kettle drifts north')
     const client = consoleClient(ctx)
-    await client.signIn('admin@example.com', 'correct horse battery staple')
+    await client.signIn('admin@example.com', 'amber kettle drifts north')
     const page = await (await client.get('/console/admin/data')).text()
     expect(page).toContain('id="regulator-offline"')
     expect(page).toContain('cannot be reached since 2026-11-15 12:00 UTC')

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { DATASETS } from './datasets.ts'
 import { filesInDir, inputsFor, runBuild } from './pipeline.ts'
 import type { RunDeps, RunResult } from './run.ts'
-import { activeVersion } from '../db/versions.ts'
+import { servableVersion } from '../db/versions.ts'
 
 /** A fingerprint of a set of sample files (they are small): a new release's sample rebuilds. */
 export function sampleFingerprint(files: ReadonlyMap<string, string>): string | null {
@@ -36,7 +36,8 @@ export async function ensureSample(
     const inputs = inputsFor(spec, available)
     const fingerprint = sampleFingerprint(inputs)
     if (!fingerprint) continue
-    const current = activeVersion(deps.db, spec.name, 'sample')
+    // a row whose file is missing (a restored app.db) is rebuilt like a missing one
+    const current = servableVersion(deps.db, deps.paths.dataDir, spec.name, 'sample')
     const stored = current?.files
       ? (JSON.parse(current.files) as { fingerprint?: string }).fingerprint
       : undefined

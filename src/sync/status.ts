@@ -14,7 +14,12 @@ import { getSourceFile } from './download.ts'
 import { leaseName } from './run.ts'
 import { sourcesOf } from './sources.ts'
 import type { DatasetName } from '../db/names.ts'
-import { activeVersion, type VersionRow } from '../db/versions.ts'
+import {
+  activeVersion,
+  servableVersion,
+  versionFileExists,
+  type VersionRow,
+} from '../db/versions.ts'
 
 export interface RunInfo {
   id: number
@@ -39,6 +44,8 @@ export interface DatasetStatus {
     activated_at: string | null
     /** when the data arrived (a rollback re-activates without changing it) */
     imported_at: string | null
+    /** the version's file is missing from the data directory (an app.db restored alone) */
+    file_missing: boolean
   } | null
   sample: { version: number; rows: number | null; as_of: string | null } | null
   /** the version answering live keys now: the mirror's once it has a census, else the sample's */
@@ -117,7 +124,8 @@ export function syncStatus(deps: Pick<Deps, 'db' | 'config' | 'clock'>): Dataset
   const { db, config } = deps
   const now = deps.clock().getTime()
   // live keys read the mirror once it has a census, the sample until then (DatasetRegistry.view)
-  const mirrorServes = activeVersion(db, 'census', 'live') !== null
+  const dir = config.paths.dataDir
+  const mirrorServes = servableVersion(db, dir, 'census', 'live') !== null
   const runOf = (sql: string, dataset: DatasetName) =>
     db
       .prepare(
@@ -126,7 +134,7 @@ export function syncStatus(deps: Pick<Deps, 'db' | 'config' | 'clock'>): Dataset
       .get(dataset) as RunRow | undefined
   return DATASETS.map((spec) => {
     const active = activeVersion(db, spec.name, 'live')
-    const sample = activeVersion(db, spec.name, 'sample')
+    const sample = servableVersion(db, dir, spec.name, 'sample')
     const last = runOf('', spec.name)
     const lastOk = runOf(`AND status IN ('activated', 'unchanged', 'not_yet')`, spec.name)
     const lastFail = runOf(`AND status = 'failed'`, spec.name)
@@ -153,10 +161,13 @@ export function syncStatus(deps: Pick<Deps, 'db' | 'config' | 'clock'>): Dataset
             as_of: active.asOf,
             activated_at: iso(active.activatedAt),
             imported_at: iso(active.importedAt ?? active.activatedAt),
+            file_missing: !versionFileExists(dir, active),
           }
         : null,
       sample: sample ? { version: sample.id, rows: sample.rows, as_of: sample.asOf } : null,
-      serving: mirrorServes ? servingOf(active, 'mirror') : servingOf(sample, 'sample'),
+      serving: mirrorServes
+        ? servingOf(active && versionFileExists(dir, active) ? active : null, 'mirror')
+        : servingOf(sample, 'sample'),
       running: lease !== null && leaseStaleReason(lease, now) === null,
       next_run: cron ? nextRunOf(cron, now) : null,
       last_run: last ? runInfo(last) : null,
@@ -199,6 +210,8 @@ export interface SyncOverview {
     checked_at: string | null
     last_sync: MirrorStats | null
   } | null
+  /** mirror datasets whose active version's file is missing: the next sync rebuilds them */
+  missing_files: DatasetName[]
   datasets: DatasetStatus[]
   /** whether the regulator's portal answers; when not, since when and the one sentence to show */
   regulator: RegulatorState
@@ -207,7 +220,9 @@ export interface SyncOverview {
 export function syncOverview(deps: Pick<Deps, 'db' | 'config' | 'clock'>): SyncOverview {
   const { db } = deps
   const datasets = syncStatus(deps)
-  const census = activeVersion(db, 'census', 'live') ?? activeVersion(db, 'census', 'sample')
+  const dir = deps.config.paths.dataDir
+  const census =
+    servableVersion(db, dir, 'census', 'live') ?? servableVersion(db, dir, 'census', 'sample')
   const upcoming = datasets
     .filter((d): d is DatasetStatus & { next_run: string } => d.next_run !== null)
     .sort((a, b) => a.next_run.localeCompare(b.next_run))
@@ -242,6 +257,7 @@ export function syncOverview(deps: Pick<Deps, 'db' | 'config' | 'clock'>): SyncO
             checked_at: iso(last.checked),
             last_sync: lastMirror(db),
           },
+    missing_files: datasets.filter((d) => d.active?.file_missing === true).map((d) => d.dataset),
     datasets,
     regulator: regulatorState(db, deps.config, serving),
   }

@@ -385,7 +385,13 @@ describe('sync end to end against a local FMCSA server', () => {
         `INSERT INTO sync_runs (dataset, channel, trigger, status, started_at) VALUES ('motus', 'live', 'startup', 'interrupted', 0)`,
       )
       .run()
-    expect(pendingDatasets(ctx.deps.db)).toEqual(['motus', 'sms', 'oos', 'violations', 'equipment'])
+    expect(pendingDatasets(ctx.deps.db, ctx.deps.config.paths.dataDir)).toEqual([
+      'motus',
+      'sms',
+      'oos',
+      'violations',
+      'equipment',
+    ])
     const lease = acquireLease(ctx.deps.db, leaseName('motus', 'live'), ctx.clock, {
       ttlMs: 60_000,
     })
@@ -402,7 +408,12 @@ describe('sync end to end against a local FMCSA server', () => {
       .all()
     expect(runs[runs.length - 1]).toEqual({ status: 'activated' })
     expect(runs).toContainEqual({ status: 'skipped' })
-    expect(pendingDatasets(ctx.deps.db)).toEqual(['sms', 'oos', 'violations', 'equipment'])
+    expect(pendingDatasets(ctx.deps.db, ctx.deps.config.paths.dataDir)).toEqual([
+      'sms',
+      'oos',
+      'violations',
+      'equipment',
+    ])
   })
 
   test('sync status: active version, last attempt, an error only until the next success', async () => {

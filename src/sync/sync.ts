@@ -34,6 +34,7 @@ import { isUnreachable, regulatorState } from './offline.ts'
 import { activeVersion } from '../db/versions.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
 import type { DatasetName } from '../db/names.ts'
+import { versionFileExists } from '../db/versions.ts'
 
 export type SyncDeps = Pick<
   Deps,
@@ -189,7 +190,10 @@ async function download(
   if (missing.length)
     throw new Error(missing.map((f) => `${f.id}: ${f.error ?? 'not available'}`).join('; '))
 
-  const active = ctx.previous
+  // a version whose file is missing (app.db restored into an empty data directory) is rebuilt
+  // even though the regulator's files are the same
+  const active =
+    ctx.previous && versionFileExists(deps.config.paths.dataDir, ctx.previous) ? ctx.previous : null
   const previous = active?.files ? (JSON.parse(active.files) as Partial<VersionFiles>) : null
   const sameFormat = (previous?.format ?? 1) === (spec.format ?? 1)
   if (
@@ -226,6 +230,10 @@ async function download(
     },
   }
 }
+
+/** The time budget of one file of `dataset` (SYNC_DOWNLOAD_MAX_MINUTES, per dataset when set). */
+export const downloadBudgetMs = (sync: SyncDeps['config']['sync'], dataset: DatasetName) =>
+  (sync.downloadMaxMinutesBy[dataset] ?? sync.downloadMaxMinutes) * 60_000
 
 /** The portal's row count of each input (file id → id of the view it was served from). */
 async function portalCounts(
@@ -319,6 +327,19 @@ async function fetchSource(
           dir: paths.downloads,
           timeoutMs: sync.timeoutMs,
           minRateBytesPerSec: sync.minRateBytesPerSec,
+          maxTotalMs: downloadBudgetMs(sync, src.dataset),
+          // sizes the deadline of an answer without Content-Length on a first sync
+          expectedRows: async () =>
+            (
+              await portalCount(deps, src.primary.id, {
+                signal: opts.signal,
+                baseUrl: sync.baseUrl,
+                appToken: sync.appToken,
+                timeoutMs: sync.timeoutMs,
+                retries: 0,
+                retryBaseMs: opts.retryBaseMs,
+              })
+            ).count,
           retries: sync.retries,
           retryBaseMs: opts.retryBaseMs,
           appToken: sync.appToken,

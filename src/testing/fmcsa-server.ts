@@ -38,8 +38,8 @@ export type Failure =
   | { kind: 'stall'; fraction?: number }
   /** chunked (no Content-Length): this share of the body, then a clean end (default 0.97) */
   | { kind: 'chunked_cut'; fraction?: number }
-  /** the body `bytes` at a time every `everyMs` (never stalls, never finishes quickly) */
-  | { kind: 'drip'; bytes: number; everyMs: number }
+  /** the body `bytes` at a time every `everyMs` (never stalls, never finishes quickly); chunked: no Content-Length */
+  | { kind: 'drip'; bytes: number; everyMs: number; chunked?: boolean }
 
 export interface ServedRequest {
   path: string
@@ -237,7 +237,12 @@ export async function startFmcsaServer(
         case 'drip': {
           const body = entry?.body ?? Buffer.from('DOCKET_NUMBER\n')
           log(200)
-          res.writeHead(200, { 'content-type': 'text/csv', 'content-length': String(body.length) })
+          res.writeHead(
+            200,
+            failure.chunked
+              ? { 'content-type': 'text/csv' }
+              : { 'content-type': 'text/csv', 'content-length': String(body.length) },
+          )
           let at = 0
           const tick = setInterval(() => {
             if (res.destroyed) return clearInterval(tick)

@@ -5,6 +5,7 @@
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto'
 import { AppError } from '../errors.ts'
+import { COMMON_PASSWORDS } from './common-passwords.ts'
 
 const COST = { N: 2 ** 15, r: 8, p: 1 }
 const KEY_LENGTH = 32
@@ -19,7 +20,38 @@ const derive = (password: string, salt: Buffer, o: { N: number; r: number; p: nu
     )
   })
 
-/** Refuses passwords that are too short or too long (a clear 400). */
+/**
+ * Why a password is easy to guess, or null: one character repeated (or only blanks), a short
+ * pattern repeated ("abcabcabcabc"), or a common password with digits or symbols added around it.
+ */
+export function weakPasswordReason(password: string): string | null {
+  const p = password.normalize('NFKC').toLowerCase()
+  if (p.trim() === '') return 'it is only blanks'
+  if (new Set(p).size === 1) return 'it is one character repeated'
+  for (let n = 2; n <= 4; n++)
+    if (p.length % n === 0 && p === p.slice(0, n).repeat(p.length / n))
+      return 'it is a short pattern repeated'
+  const core = p.replace(/^[\d\W_]+|[\d\W_]+$/g, '')
+  if (
+    COMMON_PASSWORDS.has(p) ||
+    COMMON_PASSWORDS.has(core) ||
+    COMMON_PASSWORDS.has(p.replace(/\s+/g, ''))
+  )
+    return 'it is a common password'
+  if (/^\d+$/.test(p) && isRun(p)) return 'it is a run of digits'
+  return null
+}
+
+/** Digits counting up or down by one ("123456789012", "987654321098"). */
+function isRun(digits: string): boolean {
+  const step = (i: number) => (Number(digits[i + 1]) - Number(digits[i]) + 10) % 10
+  const first = step(0)
+  if (first !== 1 && first !== 9) return false
+  for (let i = 1; i < digits.length - 1; i++) if (step(i) !== first) return false
+  return true
+}
+
+/** Refuses passwords that are too short, too long or easy to guess (a clear 400). */
 export function checkPasswordRules(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH)
     throw new AppError(
@@ -31,10 +63,20 @@ export function checkPasswordRules(password: string): void {
       'invalid_request',
       `The password must have at most ${MAX_PASSWORD_LENGTH} characters`,
     )
+  const weak = weakPasswordReason(password)
+  if (weak)
+    throw new AppError(
+      'invalid_request',
+      `The password is too easy to guess (${weak}); choose a longer phrase of unrelated words`,
+    )
 }
 
 export async function hashPassword(password: string): Promise<string> {
   checkPasswordRules(password)
+  return hashChecked(password)
+}
+
+async function hashChecked(password: string): Promise<string> {
   const salt = randomBytes(16)
   const key = await derive(password, salt, COST)
   return `scrypt$${COST.N}$${COST.r}$${COST.p}$${salt.toString('base64')}$${key.toString('base64')}`
@@ -42,7 +84,7 @@ export async function hashPassword(password: string): Promise<string> {
 
 /** A hash of a random password: verified against when the e-mail is unknown (same timing). */
 let dummy: Promise<string> | null = null
-const dummyHash = () => (dummy ??= hashPassword(randomBytes(24).toString('base64')))
+const dummyHash = () => (dummy ??= hashChecked(randomBytes(24).toString('base64')))
 
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
   const target = stored ?? (await dummyHash())

@@ -17,9 +17,17 @@ export const opsRoutes = (deps: Deps) =>
     .get('/readyz', (c) => {
       const checks = { dataset: deps.datasets.isReady(), app_db: appDbWritable(deps) }
       const ok = checks.dataset && checks.app_db
-      if (ok) return c.json({ status: 'ready', checks }, 200)
+      // active versions whose files are missing (an app.db restored alone): the next sync rebuilds them
+      const missing = deps.datasets.missingFiles()
+      const files = missing.length
+        ? {
+            missing_files: missing,
+            message: `the files of ${missing.length} active dataset version(s) are missing from the data directory; the next sync rebuilds them`,
+          }
+        : {}
+      if (ok) return c.json({ status: 'ready', checks, ...files }, 200)
       const code = checks.app_db ? 'dataset_unavailable' : 'storage_unavailable'
-      return c.json({ status: 'not_ready', checks }, 503, {
+      return c.json({ status: 'not_ready', checks, ...files }, 503, {
         'retry-after': String(retryAfterOf(code)),
       })
     })
@@ -77,6 +85,9 @@ export const HealthzJson = z.object({ status: z.literal('ok') })
 export const ReadyzJson = z.object({
   status: z.enum(['ready', 'not_ready']),
   checks: z.object({ dataset: z.boolean(), app_db: z.boolean() }),
+  /** active dataset versions (`channel:dataset`) whose files are missing, when any */
+  missing_files: z.array(z.string()).optional(),
+  message: z.string().optional(),
 })
 
 /** OpenAPI entries of the operational routes. */
