@@ -72,6 +72,14 @@ export const Env = z.object({
   WEBHOOK_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().positive().default(15_000)),
 
   CHECKS_RETENTION_YEARS: unsetIfEmpty(z.coerce.number().int().min(1).max(100).default(8)),
+  CHECKS_TRUSTED_KEY: unsetIfEmpty(
+    z
+      .string()
+      .trim()
+      .transform((v) => v.replaceAll(/[\s:]/g, '').toLowerCase())
+      .pipe(z.string().regex(/^[0-9a-f]{64}$/, 'a key fingerprint: 64 hex digits'))
+      .optional(),
+  ),
 })
 export type Env = z.infer<typeof Env>
 
@@ -167,7 +175,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
           .filter(Boolean) ?? null,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
-    checks: { retentionYears: e.CHECKS_RETENTION_YEARS },
+    checks: { retentionYears: e.CHECKS_RETENTION_YEARS, trustedKey: e.CHECKS_TRUSTED_KEY ?? null },
   } as const
 }
 export type Config = ReturnType<typeof loadConfig>

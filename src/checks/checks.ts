@@ -35,6 +35,17 @@ import type {
 } from './schema.ts'
 import { currentSigner } from './signing.ts'
 
+/** The current signing key; a newly made one is logged with its fingerprint, to be pinned. */
+export const signerFor = (deps: Deps, now: number) =>
+  currentSigner(deps.db, deps.config.paths.dataDir, now, (k) =>
+    deps.log.warn(
+      { key_id: k.keyId, fingerprint: k.fingerprint, introduced_by: k.introducedBy },
+      k.introducedBy
+        ? 'new check signing key'
+        : 'new first check signing key: publish its fingerprint and pin it with CHECKS_TRUSTED_KEY',
+    ),
+  )
+
 export const newId = (prefix: 'chk' | 'ovr') => `${prefix}_${randomBytes(12).toString('base64url')}`
 
 /** The other companies' status, read in the caller's view (at most OTHERS_EXAMINED per check). */
@@ -156,7 +167,7 @@ export async function createCheck(
     lookup,
     record: served,
   }
-  const signer = currentSigner(deps.db, deps.config.paths.dataDir, now.getTime())
+  const signer = signerFor(deps, now.getTime())
   const { row, usage } = deps.db.transaction(() => {
     const usage = chargeCall(deps, caller) // 429 past a capped plan's quota: nothing is stored
     const row = appendEntry(deps.db, signer, {
@@ -255,7 +266,7 @@ export function overrideCheck(
     verdict: req.verdict,
     original_verdict: row.verdict,
   }
-  appendEntry(deps.db, currentSigner(deps.db, deps.config.paths.dataDir, now.getTime()), {
+  appendEntry(deps.db, signerFor(deps, now.getTime()), {
     kind: 'override',
     id: doc.override_id,
     checkId: id,

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto'
 import type { Sqlite } from '../db/open.ts'
 import type { KeyObject } from 'node:crypto'
-import { publicKeyOf, publicKeys, verifySignature, type Signer } from './signing.ts'
+import { proveKeys, publicKeys, verifySignature, type Signer } from './signing.ts'
 
 export const GENESIS = '0'.repeat(64)
 
@@ -106,6 +106,13 @@ export interface VerifyReport {
   rows: number
   /** the first break found (accounts in id order, rows in chain order) */
   first_break: ChainBreak | null
+  /** the keys the rows were verified with */
+  keys: { key_id: string; fingerprint: string }[]
+  /** the fingerprint(s) the key history was followed from, and whether they were pinned */
+  trusted_from: string[]
+  pinned: boolean
+  /** keys or key changes that cannot be proven, each naming the key */
+  key_problems: string[]
 }
 
 /** Problems of one row against the hash it should chain to (empty when sound). */
@@ -119,7 +126,7 @@ export function rowProblems(
   if (chainHash(row.prevHash, row.document) !== row.hash)
     return 'hash does not match the document (the document was changed)'
   const key = keys.get(row.signingKeyId)
-  if (!key) return `unknown signing key ${row.signingKeyId}`
+  if (!key) return `unknown or unproven signing key ${row.signingKeyId}`
   if (!verifySignature(key, row.hash, row.signature)) return 'signature does not verify'
   let doc: Record<string, unknown>
   try {
@@ -138,9 +145,18 @@ export function rowProblems(
   return null
 }
 
-/** Walks every account's chain (or one account's) and reports the first break. */
-export function verifyLedger(db: Sqlite, accountId?: number): VerifyReport {
-  const keys = new Map(publicKeys(db).map((k) => [k.key_id, publicKeyOf(k.public_key_pem)]))
+/**
+ * Walks every account's chain (or one account's) and reports the first break. Rows count only
+ * when signed by a key the key history proves from `pins` (else from the single first key).
+ */
+export function verifyLedger(
+  db: Sqlite,
+  accountId?: number,
+  pins: readonly string[] = [],
+): VerifyReport {
+  const proof = proveKeys(publicKeys(db), pins)
+  const keys = new Map([...proof.proven].map(([id, k]) => [id, k.key]))
+  const used = new Set<string>()
   const accounts = (
     accountId === undefined
       ? (db.prepare('SELECT DISTINCT account_id AS a FROM checks ORDER BY a').all() as {
@@ -151,22 +167,33 @@ export function verifyLedger(db: Sqlite, accountId?: number): VerifyReport {
   const rowsOf = db.prepare(`SELECT ${ROW_COLUMNS} FROM checks WHERE account_id = ? ORDER BY seq`)
   const anchorOf = db.prepare('SELECT hash FROM check_chain_anchors WHERE account_id = ?')
   let rows = 0
-  for (const a of accounts) {
+  let firstBreak: ChainBreak | null = null
+  outer: for (const a of accounts) {
     let prev = (anchorOf.get(a) as { hash: string } | undefined)?.hash ?? GENESIS
     for (const row of rowsOf.iterate(a) as IterableIterator<LedgerRow>) {
       rows++
       const problem = rowProblems(row, prev, keys)
-      if (problem)
-        return {
-          ok: false,
-          accounts: accounts.length,
-          rows,
-          first_break: { account_id: a, seq: row.seq, id: row.id, problem },
-        }
+      if (problem) {
+        firstBreak = { account_id: a, seq: row.seq, id: row.id, problem }
+        break outer
+      }
+      used.add(row.signingKeyId)
       prev = row.hash
     }
   }
-  return { ok: true, accounts: accounts.length, rows, first_break: null }
+  return {
+    ok: firstBreak === null && proof.problems.length === 0,
+    accounts: accounts.length,
+    rows,
+    first_break: firstBreak,
+    keys: [...used].sort().map((id) => ({
+      key_id: id,
+      fingerprint: proof.proven.get(id)?.fingerprint ?? '',
+    })),
+    trusted_from: proof.roots,
+    pinned: proof.pinned,
+    key_problems: proof.problems,
+  }
 }
 
 /**

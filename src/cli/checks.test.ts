@@ -192,6 +192,6 @@ describe('checks verify and export', () => {
     expect(broken.stderr).toContain(`BROKEN: account ${account.id}`)
     expect(broken.stderr).toContain(ids[1])
     expect((await cli('checks', 'export', '--out', out)).code).toBe(2)
-    expect((await cli('checks', 'keys', '--json')).json()).toHaveLength(2)
+    expect((await cli('checks', 'keys', '--json')).json()['keys']).toHaveLength(2)
   })
 })

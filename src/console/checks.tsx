@@ -1,6 +1,7 @@
 /** The account's stored checks with their verdicts (newest first, 50 a page, filter by USDOT). */
 import type { Hono } from 'hono'
 import { CheckListQuery, listChecks } from '../checks/list.ts'
+import { formatFingerprint, proveKeys, publicKeys, trustPins } from '../checks/signing.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import { accountNav } from './account.tsx'
@@ -18,6 +19,13 @@ export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
     const q = CheckListQuery.safeParse({ dot, cursor: c.req.query('cursor'), limit: '50' })
     if (!q.success) throw new AppError('invalid_request', 'A USDOT number has 1 to 8 digits')
     const list = listChecks(deps.db, account.id, q.data)
+    const current = publicKeys(deps.db).findLast((k) => k.retired_at === null)
+    const proven = current
+      ? proveKeys(
+          publicKeys(deps.db),
+          trustPins(deps.config.paths.dataDir, deps.config.checks.trustedKey),
+        ).proven.has(current.key_id)
+      : false
     return c.html(
       <Layout
         title={`Checks · ${account.name}`}
@@ -31,6 +39,18 @@ export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
         <p class="muted">
           Checks are created through the API (<code>POST /v1/checks</code>); each is a signed,
           chained document. An override keeps the original verdict and sets the effective one.
+        </p>
+        <p id="signing-key">
+          {current ? (
+            <>
+              Signing key <code>{current.key_id}</code>, fingerprint{' '}
+              <code>{formatFingerprint(current.fingerprint)}</code>
+              {proven ? '' : ' (not proven by the key history: run checks keys)'}. A third party
+              pins it with <code>node verify.mjs --expect-key {current.fingerprint}</code>.
+            </>
+          ) : (
+            'No signing key yet (one is made with the first check).'
+          )}
         </p>
         <form class="row" method="get" action={base} role="search">
           <div>

@@ -508,6 +508,13 @@ export const checkSigningKeys = sqliteTable('check_signing_keys', {
   publicKey: text().notNull(),
   createdAt: ts().notNull(),
   retiredAt: ts(),
+  /** sha256 hex of the SPKI DER public key (key_id is its first 16 digits) */
+  fingerprint: text(),
+  /** the key's introduction (JSON text), signed by the previous key (the first key by itself) */
+  introduction: text(),
+  /** Ed25519 signature (base64) of sha256(introduction) by `introducedBy` */
+  introductionSignature: text(),
+  introducedBy: text(),
 })
 
 /** Where an account's chain starts after retention pruned its oldest rows. */
