@@ -30,7 +30,7 @@ beforeAll(async () => {
   ctx = await createTestContext({ liveDir: LICENSING_FIXTURES, now: '2026-11-15T12:00:00Z' })
   tmp = mkdtempSync(join(tmpdir(), 'cvk-export-'))
   const { account, key } = ctx.account('starter')
-  const k = key()
+  const k = key('live', ['override'])
   checkIds = []
   for (const body of [
     { dot: '1000001', reference: 'L-1' },

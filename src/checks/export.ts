@@ -20,6 +20,8 @@ import { VERIFY_SCRIPT } from './verify-script.ts'
 
 export interface ExportOptions {
   accountId: number
+  /** the live chain (default) or the sandbox chain */
+  chain?: 'live' | 'test'
   from?: string | undefined
   to?: string | undefined
   out: string
@@ -44,6 +46,7 @@ export interface ExportResult {
 export interface ChainStatement {
   format: 'carrier-verify-checks-export/1'
   account_id: number
+  chain: 'live' | 'test'
   from: string | null
   to: string | null
   exported_at: string
@@ -87,13 +90,14 @@ const sha256 = (data: string | Buffer) => createHash('sha256').update(data).dige
 
 export function exportChecks(db: Sqlite, o: ExportOptions): ExportResult {
   const { from, to } = timeRange(o.from, o.to)
+  const chain = o.chain ?? 'live'
   if (existsSync(o.out) && readdirSync(o.out).length > 0)
     throw new AppError('conflict', `${o.out} is not empty: export into a new folder`)
   const rows = db
     .prepare(
-      `SELECT ${ROW_COLUMNS} FROM checks WHERE account_id = ? AND created_at BETWEEN ? AND ? ORDER BY seq`,
+      `SELECT ${ROW_COLUMNS} FROM checks WHERE account_id = ? AND chain = ? AND created_at BETWEEN ? AND ? ORDER BY seq`,
     )
-    .all(o.accountId, from, to) as LedgerRow[]
+    .all(o.accountId, chain, from, to) as LedgerRow[]
   const files = new Map<string, string | Buffer>()
   const lines = rows.map((r) =>
     JSON.stringify({
@@ -148,11 +152,14 @@ export function exportChecks(db: Sqlite, o: ExportOptions): ExportResult {
   files.set('README.txt', README)
 
   const head = db
-    .prepare('SELECT seq, hash FROM checks WHERE account_id = ? ORDER BY seq DESC LIMIT 1')
-    .get(o.accountId) as { seq: number; hash: string } | undefined
+    .prepare(
+      'SELECT seq, hash FROM checks WHERE account_id = ? AND chain = ? ORDER BY seq DESC LIMIT 1',
+    )
+    .get(o.accountId, chain) as { seq: number; hash: string } | undefined
   const statement: ChainStatement = {
     format: 'carrier-verify-checks-export/1',
     account_id: o.accountId,
+    chain,
     from: o.from ?? null,
     to: o.to ?? null,
     exported_at: o.now.toISOString(),
@@ -170,7 +177,7 @@ export function exportChecks(db: Sqlite, o: ExportOptions): ExportResult {
     ),
   }
   const signed = JSON.stringify(statement)
-  const chain = {
+  const chainFile = {
     ...statement,
     signature: {
       algorithm: 'Ed25519',
@@ -183,7 +190,7 @@ export function exportChecks(db: Sqlite, o: ExportOptions): ExportResult {
     mkdirSync(join(o.out, path, '..'), { recursive: true })
     writeFileSync(join(o.out, path), data, path === 'verify.mjs' ? { mode: 0o755 } : {})
   }
-  writeFileSync(join(o.out, 'chain.json'), `${JSON.stringify(chain, null, 2)}\n`)
+  writeFileSync(join(o.out, 'chain.json'), `${JSON.stringify(chainFile, null, 2)}\n`)
   return {
     dir: o.out,
     entries: rows.length,

@@ -28,7 +28,7 @@ function rules(results: readonly RuleResult[]): string {
   return results
     .map(
       (r) =>
-        `<tr><td>${r.applicable ? badge(r.result) : NA}</td><td><b>${esc(r.description)}</b><br><small>${esc(r.rule_id)}</small></td><td>${esc(r.reason)}</td></tr>`,
+        `<tr><td>${r.result === 'n/a' ? NA : badge(r.result)}</td><td><b>${esc(r.description)}</b><br><small>${esc(r.rule_id)}</small></td><td>${esc(r.reason)}</td></tr>`,
     )
     .join('\n')
 }

@@ -24,6 +24,7 @@ function entry(accountId: number, at: number): LedgerEntry {
   const id = `chk_test${String(++n).padStart(12, '0')}`
   return {
     kind: 'check',
+    chain: 'live',
     id,
     checkId: id,
     accountId,
@@ -38,6 +39,7 @@ function entry(accountId: number, at: number): LedgerEntry {
       account_id: accountId,
       dot_number: '1000001',
       verdict: 'pass',
+      api_key: { id: 1, mode: 'live' },
     }),
   }
 }
@@ -196,6 +198,7 @@ describe('the key history (who can write app.db but holds no private key)', () =
 
   test('the first key introduces itself and is recorded; a rotation is introduced by the old key', () => {
     append(1)
+    ctx.clock.advance(1000)
     rotateSigningKey(ctx.deps.db, ctx.config.paths.dataDir, ctx.clock().getTime())
     append(1)
     const [first, second] = publicKeys(ctx.deps.db)

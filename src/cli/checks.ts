@@ -46,13 +46,15 @@ export const checksCommands: CommandSpec[] = [
       for (const p of r.key_problems) ctx.io.stderr(`UNPROVEN: ${p}\n`)
       const b = r.first_break
       if (b)
-        ctx.io.stderr(`BROKEN: account ${b.account_id}, entry ${b.seq} (${b.id}): ${b.problem}\n`)
+        ctx.io.stderr(
+          `BROKEN: account ${b.account_id} (${b.chain} chain), entry ${b.seq} (${b.id}): ${b.problem}\n`,
+        )
       return r.ok ? 0 : 1
     },
   },
   {
     name: 'checks export',
-    usage: 'checks export --account ID [--from DATE] [--to DATE] --out DIR [--json]',
+    usage: 'checks export --account ID [--sandbox] [--from DATE] [--to DATE] --out DIR [--json]',
     summary:
       'write checks.jsonl, one HTML page per check, the public keys and a standalone verify.mjs (node, no dependencies) for a third party',
     async run(argv, ctx) {
@@ -61,6 +63,7 @@ export const checksCommands: CommandSpec[] = [
         from: { type: 'string' },
         to: { type: 'string' },
         out: { type: 'string' },
+        sandbox: { type: 'boolean' },
         json: { type: 'boolean' },
       })
       const a = validateArgs(
@@ -76,6 +79,7 @@ export const checksCommands: CommandSpec[] = [
       const now = deps.clock()
       const r = exportChecks(deps.db, {
         accountId: a.account,
+        chain: values.sandbox ? 'test' : 'live',
         from: a.from,
         to: a.to,
         out: resolve(a.out),

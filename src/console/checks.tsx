@@ -73,6 +73,7 @@ export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
                 <th scope="col">Verdict</th>
                 <th scope="col">Effective verdict</th>
                 <th scope="col">Policy</th>
+                <th scope="col">Mode</th>
                 <th scope="col">Check id</th>
               </tr>
             </thead>
@@ -95,6 +96,7 @@ export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
                     {k.overrides ? ` (${k.overrides} override${k.overrides > 1 ? 's' : ''})` : ''}
                   </td>
                   <td>{k.policy_id}</td>
+                  <td>{k.mode === 'test' ? <span class="badge warn">sandbox</span> : 'live'}</td>
                   <td>
                     <code>{k.check_id}</code>
                   </td>

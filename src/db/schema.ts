@@ -73,6 +73,8 @@ export const apiKeys = sqliteTable(
     revokedAt: ts(),
     lastUsedAt: ts(),
     rotatedFromId: integer(),
+    /** space-separated permissions beyond lookups: `override` (may override checks) */
+    scopes: text().notNull().default(''),
   },
   (t) => [
     uniqueIndex('api_keys_hash').on(t.hash),
@@ -457,6 +459,8 @@ export const checkPolicies = sqliteTable(
     /** sha256 of `document` */
     sha256: text().notNull(),
     createdAt: ts().notNull(),
+    /** who set it: a console user's e-mail or `cli:<name>` */
+    author: text(),
   },
   (t) => [uniqueIndex('check_policies_version').on(t.accountId, t.version)],
 )
@@ -489,6 +493,8 @@ export const checks = sqliteTable(
     signingKeyId: text().notNull(),
     /** Ed25519 signature of `hash` (base64) */
     signature: text().notNull(),
+    /** the account's chain: `live` checks, or `test` (sandbox keys), each chained on its own */
+    chain: text().notNull().default('live'),
   },
   (t) => [
     uniqueIndex('checks_id').on(t.id),
@@ -498,6 +504,7 @@ export const checks = sqliteTable(
     index('checks_check').on(t.checkId),
     check('checks_kind', sql`${t.kind} IN ('check','override')`),
     check('checks_verdict', sql`${t.verdict} IN ('pass','review','fail')`),
+    check('checks_chain', sql`${t.chain} IN ('live','test')`),
   ],
 )
 
@@ -518,11 +525,16 @@ export const checkSigningKeys = sqliteTable('check_signing_keys', {
 })
 
 /** Where an account's chain starts after retention pruned its oldest rows. */
-export const checkChainAnchors = sqliteTable('check_chain_anchors', {
-  accountId: integer().primaryKey(),
-  /** the last pruned row */
-  seq: integer().notNull(),
-  hash: text().notNull(),
-  pruned: integer().notNull(),
-  prunedAt: ts().notNull(),
-})
+export const checkChainAnchors = sqliteTable(
+  'check_chain_anchors',
+  {
+    accountId: integer().notNull(),
+    chain: text().notNull().default('live'),
+    /** the last pruned row */
+    seq: integer().notNull(),
+    hash: text().notNull(),
+    pruned: integer().notNull(),
+    prunedAt: ts().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.chain] })],
+)
