@@ -33,6 +33,23 @@ function rules(results: readonly RuleResult[]): string {
     .join('\n')
 }
 
+/** A warning above everything when the data was the sample or stale, or the check a sandbox one. */
+function banner(d: CheckDocument): string {
+  const warnings = d.rules
+    .filter(
+      (r) =>
+        (r.rule_id === 'data_is_regulators' || r.rule_id === 'data_fresh') && r.result === 'review',
+    )
+    .map((r) => r.reason)
+  if (d.api_key.mode === 'test')
+    warnings.unshift(
+      'a sandbox check, made with a test key on the bundled sample: not evidence about a real carrier',
+    )
+  return warnings.length
+    ? `<p role="alert" style="background:#fff4e5;border:2px solid #a15c00;padding:8px 12px"><b>Warning:</b> ${warnings.map(esc).join('; ')}</p>`
+    : ''
+}
+
 export interface PageInput {
   doc: CheckDocument
   document: string
@@ -90,7 +107,8 @@ th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f4f4f6;width:14rem}
 pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f6;padding:8px;font-size:11px}
 </style></head><body>
-<h1>Carrier check ${badge(effective)}</h1>
+<h1>Carrier check ${badge(effective)}${d.api_key.mode === 'test' ? ' <span style="color:#fff;background:#555;padding:2px 8px;border-radius:4px">SANDBOX</span>' : ''}</h1>
+${banner(d)}
 <p><b>This page is a rendering, not the evidence.</b> The evidence is the signed document whose sha256 is
 <code>${docHash}</code> (line ${esc(p.signature.seq)} of checks.jsonl), signed with the key with fingerprint
 <code>${esc(p.signature.fingerprint)}</code>; <code>node verify.mjs</code> checks that this page belongs to it.</p>
