@@ -104,6 +104,14 @@ export const Env = z.object({
   ),
   SMTP_FROM: unsetIfEmpty(z.string().trim().min(3).optional()),
   SMTP_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().min(1000).default(30_000)),
+  CHECKS_TRUSTED_KEY: unsetIfEmpty(
+    z
+      .string()
+      .trim()
+      .transform((v) => v.replaceAll(/[\s:]/g, '').toLowerCase())
+      .pipe(z.string().regex(/^[0-9a-f]{64}$/, 'a key fingerprint: 64 hex digits'))
+      .optional(),
+  ),
 })
 export type Env = z.infer<typeof Env>
 
@@ -214,7 +222,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
           .filter(Boolean) ?? null,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
-    checks: { retentionYears: e.CHECKS_RETENTION_YEARS },
+    checks: { retentionYears: e.CHECKS_RETENTION_YEARS, trustedKey: e.CHECKS_TRUSTED_KEY ?? null },
     mail: {
       /** null: e-mail is off (messages wait in the queue until it is configured) */
       url: e.SMTP_URL ?? null,

@@ -18,9 +18,10 @@ import { AppError } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
 import { peekUsage, type Usage } from '../keys/usage.ts'
 import { checkContact, type ContactSources, type OtherCompanyJson } from './contact.ts'
-import { evaluatePolicy } from './evaluate.ts'
+import { evaluatePolicy, worst } from './evaluate.ts'
 import { appendEntry, ROW_COLUMNS, type LedgerRow } from './ledger.ts'
 import { effectivePolicy } from './policy.ts'
+import { dataRules, dataSources } from './provenance.ts'
 import type {
   CheckDocument,
   CheckJson,
@@ -30,6 +31,17 @@ import type {
   ContactVerificationRef,
 } from './schema.ts'
 import { currentSigner } from './signing.ts'
+
+/** The current signing key; a newly made one is logged with its fingerprint, to be pinned. */
+export const signerFor = (deps: Deps, now: number) =>
+  currentSigner(deps.db, deps.config.paths.dataDir, now, (k) =>
+    deps.log.warn(
+      { key_id: k.keyId, fingerprint: k.fingerprint, introduced_by: k.introducedBy },
+      k.introducedBy
+        ? 'new check signing key'
+        : 'new first check signing key: publish its fingerprint and pin it with CHECKS_TRUSTED_KEY',
+    ),
+  )
 
 export const newId = (prefix: 'chk' | 'ovr') => `${prefix}_${randomBytes(12).toString('base64url')}`
 
@@ -77,6 +89,22 @@ async function resolve(
   return { record: res.match.record, lookup: toDocketLookupJson(mc, res.match) }
 }
 
+/** The account's and the key's names, as they are when the check is made. */
+function namesOf(deps: Deps, caller: Caller): { account: string; key: string | null } {
+  const r = deps.db
+    .prepare(
+      'SELECT a.name AS account, k.name AS key FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.id = ?',
+    )
+    .get(caller.keyId) as { account: string; key: string | null } | undefined
+  return { account: r?.account ?? '', key: r?.key ?? null }
+}
+
+/** Who a check or override is made by, beyond the key: a console user, or an unverified name. */
+export interface Actor {
+  consoleUser?: string
+  runBy?: string
+}
+
 export interface CreatedCheck {
   check: CheckJson
   usage: Usage
@@ -91,6 +119,7 @@ export async function createCheck(
   requestId: string,
   /** the verification `req.contact_verification_id` names (read by the route); verified only for this company */
   named: (ContactVerificationRef & { dot_number: string }) | null = null,
+  actor: Actor = {},
 ): Promise<CreatedCheck> {
   const { record, lookup } = await resolve(deps, caller, req)
   // the record is shaped with the usage as it stands; the call is charged below, in the same
@@ -101,7 +130,7 @@ export async function createCheck(
     record,
     preview,
     requestId,
-    undefined,
+    req.crosscheck,
   )
   const now = deps.clock()
   const contact = req.contact
@@ -131,12 +160,27 @@ export async function createCheck(
     { ...served, contact_check: contactCheck, contact_verification: contactVerification },
     isoDate(now),
   )
+  const sources = dataSources(deps, caller.mode, record.dotNumber)
+  const appliance = dataRules(caller.mode, shaped.source, sources, policy.document, now)
+  const rules = [...evaluation.results, ...appliance]
+  const names = namesOf(deps, caller)
+  const runBy = actor.consoleUser ?? actor.runBy ?? req.run_by
+  const { crosscheck, ...record_ } = served as typeof served & { crosscheck?: Record<string, unknown> }
   const doc: CheckDocument = {
     type: 'check',
     check_id: newId('chk'),
     created_at: now.toISOString(),
     account_id: caller.accountId,
-    api_key: { id: caller.keyId, mode: caller.mode },
+    account_name: names.account,
+    api_key: { id: caller.keyId, mode: caller.mode, name: names.key },
+    run_by:
+      runBy === undefined
+        ? null
+        : {
+            name: runBy,
+            verified: actor.consoleUser !== undefined,
+            via: actor.consoleUser !== undefined ? 'console' : 'api',
+          },
     request: {
       dot: req.dot === undefined ? null : String(req.dot),
       mc: req.mc ?? null,
@@ -146,8 +190,8 @@ export async function createCheck(
     },
     dot_number: served.dot_number,
     legal_name: served.legal_name,
-    verdict: evaluation.verdict,
-    rules: evaluation.results,
+    verdict: worst(rules.map((r) => r.result)),
+    rules,
     policy: {
       id: policy.id,
       scope: policy.scope,
@@ -161,13 +205,16 @@ export async function createCheck(
     contact_check: contactCheck,
     contact_verification: contactVerification,
     lookup,
-    record: served,
+    record: record_,
+    data_sources: sources,
+    crosscheck: crosscheck ?? null,
   }
-  const signer = currentSigner(deps.db, deps.config.paths.dataDir, now.getTime())
+  const signer = signerFor(deps, now.getTime())
   // 429 past a capped plan's quota: nothing is stored, the refusal is counted
   const { value: row, usage } = chargeWith(deps, caller, () =>
     appendEntry(deps.db, signer, {
       kind: 'check',
+      chain: caller.mode,
       id: doc.check_id,
       checkId: doc.check_id,
       accountId: caller.accountId,
@@ -239,34 +286,75 @@ export function getCheck(deps: Deps, accountId: number, id: string): CheckJson {
   return toCheckJson(row, overridesOf(deps, id))
 }
 
-/** Records an override (its own signed document in the chain); the original verdict stays. */
+/** Whether an API key may override: it has the `override` scope. */
+const mayOverride = (deps: Deps, keyId: number) =>
+  (
+    (
+      deps.db.prepare('SELECT scopes FROM api_keys WHERE id = ?').get(keyId) as
+        { scopes: string } | undefined
+    )?.scopes ?? ''
+  )
+    .split(' ')
+    .includes('override')
+
+/** Who overrides: an API key (with the `override` scope) or a signed-in console user. */
+export type Overrider = { caller: Caller } | { accountId: number; consoleUser: string }
+
+/**
+ * Records an override (its own signed document in the chain); the original verdict stays. An API
+ * key needs the `override` scope and the check's mode (a sandbox key never overrides a live check).
+ */
 export function overrideCheck(
   deps: Deps,
-  caller: Caller,
+  who: Overrider,
   id: string,
   req: OverrideRequest,
 ): CheckJson {
-  const row = checkRow(deps, caller.accountId, id)
+  const accountId = 'caller' in who ? who.caller.accountId : who.accountId
+  const row = checkRow(deps, accountId, id)
   if (!row) throw notFound(id)
+  const checkMode = (JSON.parse(row.document) as CheckDocument).api_key.mode
+  let key: OverrideDocument['api_key'] = null
+  if ('caller' in who) {
+    const c = who.caller
+    if (!mayOverride(deps, c.keyId))
+      throw new AppError(
+        'forbidden',
+        'Overrides need a key with the override permission (keys create --scope override) or a signed-in console user',
+      )
+    if (c.mode !== checkMode)
+      throw new AppError(
+        'forbidden',
+        `A ${c.mode === 'test' ? 'sandbox' : 'live'} key cannot override a ${checkMode === 'test' ? 'sandbox' : 'live'} check`,
+      )
+    key = { id: c.keyId, mode: c.mode, name: namesOf(deps, c).key }
+  }
+  const accountName = (
+    deps.db.prepare('SELECT name FROM accounts WHERE id = ?').get(accountId) as
+      { name: string } | undefined
+  )?.name
   const now = deps.clock()
   const doc: OverrideDocument = {
     type: 'override',
     override_id: newId('ovr'),
     check_id: id,
     created_at: now.toISOString(),
-    account_id: caller.accountId,
-    api_key: { id: caller.keyId, mode: caller.mode },
-    by: req.by,
+    account_id: accountId,
+    ...(accountName === undefined ? {} : { account_name: accountName }),
+    api_key: key,
+    by: 'consoleUser' in who ? who.consoleUser : req.by,
+    by_verified: 'consoleUser' in who,
     reason: req.reason,
     verdict: req.verdict,
     original_verdict: row.verdict,
   }
-  appendEntry(deps.db, currentSigner(deps.db, deps.config.paths.dataDir, now.getTime()), {
+  appendEntry(deps.db, signerFor(deps, now.getTime()), {
     kind: 'override',
+    chain: row.chain,
     id: doc.override_id,
     checkId: id,
-    accountId: caller.accountId,
-    apiKeyId: caller.keyId,
+    accountId,
+    apiKeyId: key?.id ?? null,
     dotNumber: row.dotNumber,
     reference: row.reference,
     verdict: req.verdict,

@@ -162,7 +162,7 @@ describe('evaluation', () => {
       require: { field: 'safety.driver_oos_rate', op: 'lte', value: 11 },
       otherwise: 'review',
     })
-    expect(evaluateRule(oos, doc, TODAY)).toMatchObject({ result: 'pass', applicable: false })
+    expect(evaluateRule(oos, doc, TODAY)).toMatchObject({ result: 'n/a', applicable: false })
     const many = { ...doc, safety: { ...doc.safety, driver_inspections: 9 } }
     expect(evaluateRule(oos, many, TODAY)).toMatchObject({ result: 'review', applicable: true })
     const cond = rule({

@@ -6,12 +6,15 @@
 import { daysBetween } from '../dates.ts'
 import type { Condition, Outcome, PolicyDocument, Rule, Test } from './policy-schema.ts'
 
+/** A rule's result: `n/a` when a `when` precondition did not hold (it counts for nothing). */
+export type RuleOutcome = Outcome | 'n/a'
+
 export interface RuleResult {
   rule_id: string
   description: string
-  result: Outcome
+  result: RuleOutcome
   reason: string
-  /** false when a `when` precondition did not hold (the rule passes without judging) */
+  /** false when a `when` precondition did not hold (the result is `n/a`) */
   applicable: boolean
   /** the values the rule read, by field path (absent fields are omitted) */
   observed: Record<string, unknown>
@@ -24,9 +27,9 @@ export interface Evaluation {
 
 const RANK: Record<Outcome, number> = { pass: 0, review: 1, fail: 2 }
 
-/** The worst of the results: any fail → fail, else any review → review, else pass. */
-export const worst = (outcomes: readonly Outcome[]): Outcome =>
-  outcomes.reduce<Outcome>((a, b) => (RANK[b] > RANK[a] ? b : a), 'pass')
+/** The worst of the results: any fail → fail, else any review → review, else pass (n/a counts for nothing). */
+export const worst = (outcomes: readonly RuleOutcome[]): Outcome =>
+  outcomes.reduce<Outcome>((a, b) => (b !== 'n/a' && RANK[b] > RANK[a] ? b : a), 'pass')
 
 type Lookup = { present: true; value: unknown } | { present: false }
 
@@ -145,7 +148,7 @@ export function evaluateRule(rule: Rule, doc: unknown, today: string): RuleResul
     if (j !== 'true')
       return {
         ...base,
-        result: 'pass',
+        result: 'n/a',
         applicable: false,
         reason: `not applicable: ${describeCondition(c)} does not hold`,
       }

@@ -2,6 +2,7 @@
  * One self-contained HTML page per check (inline styles, no scripts, no external assets): what a
  * broker hands an insurer or a court. The signed document itself is embedded verbatim at the end.
  */
+import { createHash } from 'node:crypto'
 import type { RuleResult } from './evaluate.ts'
 import type { CheckDocument, OverrideDocument } from './schema.ts'
 
@@ -17,6 +18,9 @@ const COLOR = { pass: '#1b7f3b', review: '#a15c00', fail: '#b3261e' } as const
 const badge = (v: 'pass' | 'review' | 'fail') =>
   `<span style="color:#fff;background:${COLOR[v]};padding:2px 8px;border-radius:4px;font-weight:600">${v.toUpperCase()}</span>`
 
+const NA =
+  '<span style="color:#1d1d1f;background:#e4e4e8;padding:2px 8px;border-radius:4px;font-weight:600">N/A</span>'
+
 const row = (k: string, v: string | number | null | undefined) =>
   `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`
 
@@ -24,20 +28,49 @@ function rules(results: readonly RuleResult[]): string {
   return results
     .map(
       (r) =>
-        `<tr><td>${badge(r.result)}</td><td><b>${esc(r.description)}</b><br><small>${esc(r.rule_id)}</small></td><td>${esc(r.reason)}</td></tr>`,
+        `<tr><td>${r.result === 'n/a' ? NA : badge(r.result)}</td><td><b>${esc(r.description)}</b><br><small>${esc(r.rule_id)}</small></td><td>${esc(r.reason)}</td></tr>`,
     )
     .join('\n')
+}
+
+/** A warning above everything when the data was the sample or stale, or the check a sandbox one. */
+function banner(d: CheckDocument): string {
+  const warnings = d.rules
+    .filter(
+      (r) =>
+        (r.rule_id === 'data_is_regulators' || r.rule_id === 'data_fresh') && r.result === 'review',
+    )
+    .map((r) => r.reason)
+  if (d.api_key.mode === 'test')
+    warnings.unshift(
+      'a sandbox check, made with a test key on the bundled sample: not evidence about a real carrier',
+    )
+  return warnings.length
+    ? `<p role="alert" style="background:#fff4e5;border:2px solid #a15c00;padding:8px 12px"><b>Warning:</b> ${warnings.map(esc).join('; ')}</p>`
+    : ''
 }
 
 export interface PageInput {
   doc: CheckDocument
   document: string
-  signature: { key_id: string; hash: string; prev_hash: string; value: string; seq: number }
+  signature: {
+    key_id: string
+    fingerprint: string
+    hash: string
+    prev_hash: string
+    value: string
+    seq: number
+  }
   overrides: readonly OverrideDocument[]
 }
 
+/** The sha256 of the signed document a page renders, as the page states it for verify.mjs. */
+export const PAGE_HASH_META = 'carrier-verify-document-sha256'
+
 export function checkPage(p: PageInput): string {
   const d = p.doc
+  const docHash = createHash('sha256').update(p.document, 'utf8').digest('hex')
+  const effective = p.overrides.at(-1)?.verdict ?? d.verdict
   const r = d.record
   const contact = d.contact_check
   const contactRows = [
@@ -66,6 +99,7 @@ export function checkPage(p: PageInput): string {
     : ''
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Carrier check ${esc(d.check_id)}</title>
+<meta name="${PAGE_HASH_META}" content="${docHash}">
 <style>
 body{font:14px/1.45 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem;color:#1d1d1f}
 table{border-collapse:collapse;width:100%;margin:.5rem 0 1.5rem}
@@ -73,8 +107,14 @@ th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
 th{background:#f4f4f6;width:14rem}
 pre{white-space:pre-wrap;word-break:break-all;background:#f4f4f6;padding:8px;font-size:11px}
 </style></head><body>
-<h1>Carrier check ${badge(d.verdict)}</h1>
+<h1>Carrier check ${badge(effective)}${d.api_key.mode === 'test' ? ' <span style="color:#fff;background:#555;padding:2px 8px;border-radius:4px">SANDBOX</span>' : ''}</h1>
+${banner(d)}
+<p><b>This page is a rendering, not the evidence.</b> The evidence is the signed document whose sha256 is
+<code>${docHash}</code> (line ${esc(p.signature.seq)} of checks.jsonl), signed with the key with fingerprint
+<code>${esc(p.signature.fingerprint)}</code>; <code>node verify.mjs</code> checks that this page belongs to it.</p>
 <table>
+${row('Effective verdict', effective === d.verdict ? `${effective.toUpperCase()} (no override)` : `${effective.toUpperCase()} (overridden; the policy's verdict was ${d.verdict.toUpperCase()})`)}
+${row("Policy's verdict", d.verdict.toUpperCase())}
 ${row('Check id', d.check_id)}
 ${row('Checked at (UTC)', d.created_at)}
 ${row('Company', `${r.legal_name ?? ''}${r.dba_name ? ` (DBA ${r.dba_name})` : ''}`)}
@@ -99,6 +139,8 @@ ${overrides}
 <table>
 ${row('Algorithm', 'Ed25519 over sha256(prev_hash + "\\n" + document)')}
 ${row('Signing key id', p.signature.key_id)}
+${row('Signing key fingerprint (sha256)', p.signature.fingerprint)}
+${row('Document sha256', docHash)}
 ${row('Position in the account chain', p.signature.seq)}
 ${row('Previous hash', p.signature.prev_hash)}
 ${row('Hash', p.signature.hash)}

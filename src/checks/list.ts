@@ -58,12 +58,19 @@ interface Row {
   dotNumber: number
   reference: string | null
   verdict: 'pass' | 'review' | 'fail'
+  chain: 'live' | 'test'
   document: string
   overrides: number
   lastOverride: string | null
 }
 
-export function listChecks(db: Sqlite, accountId: number, q: CheckListQuery): CheckListJson {
+/** An account's checks of one chain (live, or sandbox), or of both (`chain` undefined: the console). */
+export function listChecks(
+  db: Sqlite,
+  accountId: number,
+  q: CheckListQuery,
+  chain?: 'live' | 'test',
+): CheckListJson {
   const { from, to } = timeRange(q.from, q.to)
   const before = q.cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor(q.cursor)
   const where = [
@@ -73,6 +80,10 @@ export function listChecks(db: Sqlite, accountId: number, q: CheckListQuery): Ch
     'c.created_at BETWEEN ? AND ?',
   ]
   const args: (string | number)[] = [accountId, before, from, to]
+  if (chain !== undefined) {
+    where.push('c.chain = ?')
+    args.push(chain)
+  }
   if (q.dot !== undefined) {
     where.push('c.dot_number = ?')
     args.push(q.dot)
@@ -83,7 +94,7 @@ export function listChecks(db: Sqlite, accountId: number, q: CheckListQuery): Ch
   }
   const rows = db
     .prepare(
-      `SELECT c.seq, c.id, c.created_at AS createdAt, c.dot_number AS dotNumber, c.reference, c.verdict, c.document,
+      `SELECT c.seq, c.id, c.created_at AS createdAt, c.dot_number AS dotNumber, c.reference, c.verdict, c.chain, c.document,
          (SELECT count(*) FROM checks o WHERE o.check_id = c.id AND o.kind = 'override') AS overrides,
          (SELECT o.verdict FROM checks o WHERE o.check_id = c.id AND o.kind = 'override' ORDER BY o.seq DESC LIMIT 1) AS lastOverride
        FROM checks c WHERE ${where.join(' AND ')} ORDER BY c.seq DESC LIMIT ?`,
@@ -103,6 +114,7 @@ export function listChecks(db: Sqlite, accountId: number, q: CheckListQuery): Ch
         effective_verdict: (r.lastOverride ?? r.verdict) as Row['verdict'],
         overrides: r.overrides,
         policy_id: doc.policy.id,
+        mode: r.chain,
       }
     }),
     next_cursor:

@@ -10,7 +10,7 @@ import { toCarrierJson } from '../carriers/json.ts'
 import type { CompanyRecord } from '../carriers/record.ts'
 import type { Sqlite } from '../db/open.ts'
 import type { Clock } from '../clock.ts'
-import { evaluatePolicy } from './evaluate.ts'
+import { evaluatePolicy, type RuleOutcome } from './evaluate.ts'
 import type { Outcome } from './policy-schema.ts'
 import type { CheckDocument } from './schema.ts'
 
@@ -23,7 +23,7 @@ export interface ChangedCheck {
   created_at: string
   verdict: Outcome
   verdict_now: Outcome
-  rules_changed: { rule_id: string; was: Outcome; now: Outcome; reason: string }[]
+  rules_changed: { rule_id: string; was: RuleOutcome; now: RuleOutcome; reason: string }[]
 }
 
 /** The account's recent checks of `dot` whose verdict differs under the new record. */

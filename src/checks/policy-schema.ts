@@ -82,6 +82,8 @@ export const Rule = z.strictObject({
   otherwise: z.enum(['review', 'fail']),
   /** the result when the required field is absent or null */
   missing: Outcome.default('review'),
+  /** `missing: pass` must be acknowledged: a company then passes with the field not on file */
+  missing_pass_acknowledged: z.literal(true).optional(),
   /** the reason given when the rule does not pass (a generated one otherwise) */
   reason: z.string().max(500).optional(),
 })
@@ -92,6 +94,13 @@ export const PolicyDocument = z
     policy_language: z.literal(POLICY_LANGUAGE),
     name: z.string().min(1).max(200),
     description: z.string().max(2000).optional(),
+    /** the appliance's freshness rule: the oldest data accepted, by dataset schedule (3 and 45 days by default) */
+    data_max_age_days: z
+      .strictObject({
+        daily: z.number().int().min(1).max(365).optional(),
+        monthly: z.number().int().min(1).max(730).optional(),
+      })
+      .optional(),
     rules: z.array(Rule).min(1).max(100),
   })
   .superRefine((p, ctx) => {
@@ -109,7 +118,7 @@ export const PolicyDocument = z
 export type PolicyDocument = z.infer<typeof PolicyDocument>
 
 /** Version of the bundled default below; bump it whenever a rule changes. */
-export const BUNDLED_POLICY_VERSION = 1
+export const BUNDLED_POLICY_VERSION = 2
 
 const contactGiven = (kind: 'phone' | 'email'): Condition[] => [
   { field: `contact_check.${kind}`, op: 'present' },
@@ -191,6 +200,7 @@ export const BUNDLED_POLICY: PolicyDocument = {
       require: { field: 'insurance.cargo_on_file', op: 'gte', value: 100_000 },
       otherwise: 'review',
       missing: 'pass',
+      missing_pass_acknowledged: true,
     },
     {
       id: 'safety_rating_not_unsatisfactory',
@@ -198,6 +208,7 @@ export const BUNDLED_POLICY: PolicyDocument = {
       require: { field: 'safety.safety_rating', op: 'ne', value: 'Unsatisfactory' },
       otherwise: 'fail',
       missing: 'pass',
+      missing_pass_acknowledged: true,
     },
     {
       id: 'safety_rating_not_conditional',
@@ -205,6 +216,7 @@ export const BUNDLED_POLICY: PolicyDocument = {
       require: { field: 'safety.safety_rating', op: 'ne', value: 'Conditional' },
       otherwise: 'review',
       missing: 'pass',
+      missing_pass_acknowledged: true,
     },
     {
       id: 'authority_age',
@@ -253,6 +265,7 @@ export const BUNDLED_POLICY: PolicyDocument = {
       require: { field: 'contact_check.phone.other_companies_revoked_or_oos', op: 'eq', value: 0 },
       otherwise: 'fail',
       missing: 'pass',
+      missing_pass_acknowledged: true,
     },
     {
       id: 'contact_email_on_file',
@@ -275,6 +288,7 @@ export const BUNDLED_POLICY: PolicyDocument = {
       require: { field: 'contact_check.email.lookalike_domain', op: 'is_false' },
       otherwise: 'fail',
       missing: 'pass',
+      missing_pass_acknowledged: true,
     },
     {
       id: 'contact_email_not_shared_with_bad_actor',
@@ -284,6 +298,7 @@ export const BUNDLED_POLICY: PolicyDocument = {
       require: { field: 'contact_check.email.other_companies_revoked_or_oos', op: 'eq', value: 0 },
       otherwise: 'fail',
       missing: 'pass',
+      missing_pass_acknowledged: true,
     },
   ],
 }

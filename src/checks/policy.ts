@@ -7,6 +7,8 @@ import { createHash } from 'node:crypto'
 import { parse as parseYaml } from 'yaml'
 import type { Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
+import { recordAudit } from '../users/audit.ts'
+import { policyProblems } from './fields.ts'
 import { BUNDLED_POLICY, BUNDLED_POLICY_VERSION, PolicyDocument } from './policy-schema.ts'
 
 /** account 0 in check_policies: the appliance default */
@@ -44,7 +46,10 @@ export function parsePolicyText(
     }
   }
   const r = PolicyDocument.safeParse(raw)
-  if (r.success) return { ok: true, policy: r.data }
+  if (r.success) {
+    const problems = policyProblems(r.data)
+    return problems.length ? { ok: false, problems } : { ok: true, policy: r.data }
+  }
   return {
     ok: false,
     problems: r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
@@ -123,6 +128,7 @@ export function setPolicy(
   accountId: number | null,
   policy: PolicyDocument,
   now: number,
+  author: { actor: string; userId?: number | null; address?: string | null },
 ): { version: PolicyVersion; changed: boolean } {
   const scope = accountId ?? APPLIANCE
   if (accountId !== null) {
@@ -137,8 +143,21 @@ export function setPolicy(
       if (cur?.sha256 === hash) return { version: cur, changed: false }
       const version = (cur?.version ?? 0) + 1
       db.prepare(
-        'INSERT INTO check_policies (account_id, version, document, sha256, created_at) VALUES (?, ?, ?, ?, ?)',
-      ).run(scope, version, text, hash, now)
+        'INSERT INTO check_policies (account_id, version, document, sha256, created_at, author) VALUES (?, ?, ?, ?, ?, ?)',
+      ).run(scope, version, text, hash, now, author.actor)
+      recordAudit(
+        db,
+        {
+          userId: author.userId ?? null,
+          actor: author.actor,
+          action: 'policy.set',
+          accountId: accountId,
+          target: idOf(scope, version),
+          detail: { sha256: hash, rules: policy.rules.length, name: policy.name },
+          address: author.address ?? null,
+        },
+        now,
+      )
       return {
         version: fromRow({
           accountId: scope,

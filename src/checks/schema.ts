@@ -34,6 +34,14 @@ export const CheckRequest = z
       description:
         'a contact verification of this company (POST /v1/contact-verifications), stored in the document as `contact_verification`',
     }),
+    crosscheck: z.boolean().optional().meta({
+      description:
+        "also ask FMCSA's QCMobile service now; its answer (or why it was unavailable) is stored in the signed check",
+    }),
+    run_by: z.string().trim().min(1).max(MAX_TEXT).optional().meta({
+      description:
+        'the person on whose behalf the check is made, as your integration names them (stored as unverified)',
+    }),
   })
   .refine((b) => (b.dot === undefined) !== (b.mc === undefined), {
     message: 'give either "dot" or "mc"',
@@ -54,7 +62,9 @@ export type ContactVerificationRef = z.infer<typeof ContactVerificationRef>
 export const RuleResultJson = z.object({
   rule_id: z.string(),
   description: z.string(),
-  result: Outcome,
+  result: z.enum(['pass', 'review', 'fail', 'n/a']).meta({
+    description: '`n/a` when a `when` precondition did not hold: the rule counts for nothing',
+  }),
   reason: z.string(),
   applicable: z.boolean(),
   observed: z.record(z.string(), z.unknown()),
@@ -71,12 +81,55 @@ export const PolicyRefJson = z.object({
 /** The record as served, without the per-request `meta`. */
 export const CheckedRecordJson = CarrierJson.omit({ meta: true })
 
+const SourceFileJson = z.object({
+  id: z.string().nullable(),
+  url: z.string().nullable(),
+  sha256: z.string().nullable(),
+  bytes: z.number().nullable(),
+  rows: z.number().nullable(),
+  last_modified: z.string().nullable(),
+})
+
+export const DataSourceJson = z.object({
+  dataset: z.string(),
+  version_id: z.number().int(),
+  channel: z.string(),
+  regulator_date: z
+    .string()
+    .nullable()
+    .meta({ description: "the date the regulator's data describes" }),
+  rows: z.number().nullable(),
+  files: z.array(SourceFileJson),
+  imported_at: z.string().nullable().meta({ description: 'when it arrived on the appliance' }),
+  activated_at: z.string().nullable(),
+  company_rows: z
+    .record(z.string(), z.array(z.record(z.string(), z.unknown())))
+    .meta({ description: "the company's rows as imported from this dataset's files, by table" }),
+})
+
+const RunByJson = z
+  .object({
+    name: z.string(),
+    verified: z.boolean(),
+    via: z.enum(['api', 'console']),
+  })
+  .meta({
+    description:
+      'who ran it: a signed-in console user (verified), or a name an integration passed (unverified)',
+  })
+
 export const CheckDocument = z.object({
   type: z.literal('check'),
   check_id: z.string(),
   created_at: z.string(),
   account_id: z.number().int(),
-  api_key: z.object({ id: z.number().int(), mode: z.enum(['live', 'test']) }),
+  account_name: z.string().optional(),
+  api_key: z.object({
+    id: z.number().int(),
+    mode: z.enum(['live', 'test']),
+    name: z.string().nullable().optional(),
+  }),
+  run_by: RunByJson.nullable().optional(),
   request: z.object({
     dot: z.string().nullable(),
     mc: z.string().nullable(),
@@ -97,6 +150,12 @@ export const CheckDocument = z.object({
   contact_verification: ContactVerificationRef.nullable().optional(),
   lookup: DocketLookupJson.nullable(),
   record: CheckedRecordJson,
+  data_sources: z.array(DataSourceJson).optional(),
+  crosscheck: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .optional()
+    .meta({ description: "QCMobile's answer when asked for (or why it was unavailable)" }),
 })
 export type CheckDocument = z.infer<typeof CheckDocument>
 
@@ -115,8 +174,19 @@ export const OverrideDocument = z.object({
   check_id: z.string(),
   created_at: z.string(),
   account_id: z.number().int(),
-  api_key: z.object({ id: z.number().int(), mode: z.enum(['live', 'test']) }),
+  account_name: z.string().optional(),
+  api_key: z
+    .object({
+      id: z.number().int(),
+      mode: z.enum(['live', 'test']),
+      name: z.string().nullable().optional(),
+    })
+    .nullable(),
   by: z.string(),
+  by_verified: z
+    .boolean()
+    .optional()
+    .meta({ description: 'true when `by` is the signed-in console user' }),
   reason: z.string(),
   verdict: Outcome,
   original_verdict: Outcome,
@@ -162,6 +232,9 @@ export const CheckSummaryJson = z.object({
   effective_verdict: Outcome,
   overrides: z.number().int(),
   policy_id: z.string(),
+  mode: z
+    .enum(['live', 'test'])
+    .meta({ description: '`test`: a sandbox check, in its own chain and list' }),
 })
 
 export const CheckListJson = z.object({

@@ -35,6 +35,7 @@ rules:
     require: { field: safety.safety_rating, op: ne, value: Conditional }
     otherwise: review
     missing: pass
+    missing_pass_acknowledged: true
 `
 
 describe('policy', () => {
@@ -57,9 +58,9 @@ describe('policy', () => {
   test('set makes a new version each change and keeps the old; show falls back account → appliance → bundled', async () => {
     const { account } = ctx.account('starter')
     const shown = await cli('policy', 'show', '--account', String(account.id), '--json')
-    expect(shown.json()).toMatchObject({ id: 'bundled@1', document: { name: BUNDLED_POLICY.name } })
+    expect(shown.json()).toMatchObject({ id: 'bundled@2', document: { name: BUNDLED_POLICY.name } })
     const yaml = await cli('policy', 'show', '--bundled')
-    expect(yaml.stdout).toContain('# policy bundled@1')
+    expect(yaml.stdout).toContain('# policy bundled@2')
     expect(yaml.stdout).toContain('id: no_pending_suspension')
 
     const path = file('acme.yaml', POLICY_YAML)
@@ -116,7 +117,7 @@ describe('policy', () => {
 describe('checks verify and export', () => {
   test('an export verifies with the standalone script; a changed or removed line does not', async () => {
     const { account, key } = ctx.account('starter')
-    const k = key()
+    const k = key('live', ['override'])
     const ids: string[] = []
     for (const body of [
       { dot: '1000001', reference: 'L-1' },
@@ -192,6 +193,6 @@ describe('checks verify and export', () => {
     expect(broken.stderr).toContain(`BROKEN: account ${account.id}`)
     expect(broken.stderr).toContain(ids[1])
     expect((await cli('checks', 'export', '--out', out)).code).toBe(2)
-    expect((await cli('checks', 'keys', '--json')).json()).toHaveLength(2)
+    expect((await cli('checks', 'keys', '--json')).json()['keys']).toHaveLength(2)
   })
 })

@@ -4,13 +4,23 @@ import { z } from 'zod'
 import { exportChecks } from '../checks/export.ts'
 import { verifyLedger } from '../checks/ledger.ts'
 import { pruneChecks } from '../checks/retention.ts'
-import { publicKeys, rotateSigningKey } from '../checks/signing.ts'
+import {
+  currentSigner,
+  formatFingerprint,
+  proveKeys,
+  publicKeys,
+  rotateSigningKey,
+  trustPins,
+} from '../checks/signing.ts'
+import type { Deps } from '../deps.ts'
 import { Id, json, parse, table, validateArgs, type CommandSpec } from './io.ts'
 
 const DateArg = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}(T.+)?$/, 'a date YYYY-MM-DD or an ISO 8601 time')
   .refine((v) => !Number.isNaN(Date.parse(v)), 'not a real date')
+
+const pinsOf = (deps: Deps) => trustPins(deps.config.paths.dataDir, deps.config.checks.trustedKey)
 
 export const checksCommands: CommandSpec[] = [
   {
@@ -21,18 +31,30 @@ export const checksCommands: CommandSpec[] = [
     async run(argv, ctx) {
       const { values } = parse(argv, { account: { type: 'string' }, json: { type: 'boolean' } })
       const { account } = validateArgs(z.object({ account: Id.optional() }), values)
-      const r = verifyLedger(ctx.deps().db, account)
+      const deps = ctx.deps()
+      const r = verifyLedger(deps.db, account, pinsOf(deps))
       if (values.json) ctx.io.stdout(json(r))
-      else if (r.ok) ctx.io.stdout(`OK: ${r.rows} entries in ${r.accounts} chain(s) verified\n`)
+      else if (r.ok) {
+        ctx.io.stdout(`OK: ${r.rows} entries in ${r.accounts} chain(s) verified\n`)
+        for (const k of r.keys)
+          ctx.io.stdout(`key ${k.key_id} fingerprint ${formatFingerprint(k.fingerprint)}\n`)
+        if (!r.pinned)
+          ctx.io.stdout(
+            'the key history is not pinned: set CHECKS_TRUSTED_KEY to the first key fingerprint\n',
+          )
+      }
+      for (const p of r.key_problems) ctx.io.stderr(`UNPROVEN: ${p}\n`)
       const b = r.first_break
       if (b)
-        ctx.io.stderr(`BROKEN: account ${b.account_id}, entry ${b.seq} (${b.id}): ${b.problem}\n`)
+        ctx.io.stderr(
+          `BROKEN: account ${b.account_id} (${b.chain} chain), entry ${b.seq} (${b.id}): ${b.problem}\n`,
+        )
       return r.ok ? 0 : 1
     },
   },
   {
     name: 'checks export',
-    usage: 'checks export --account ID [--from DATE] [--to DATE] --out DIR [--json]',
+    usage: 'checks export --account ID [--sandbox] [--from DATE] [--to DATE] --out DIR [--json]',
     summary:
       'write checks.jsonl, one HTML page per check, the public keys and a standalone verify.mjs (node, no dependencies) for a third party',
     async run(argv, ctx) {
@@ -41,6 +63,7 @@ export const checksCommands: CommandSpec[] = [
         from: { type: 'string' },
         to: { type: 'string' },
         out: { type: 'string' },
+        sandbox: { type: 'boolean' },
         json: { type: 'boolean' },
       })
       const a = validateArgs(
@@ -53,17 +76,20 @@ export const checksCommands: CommandSpec[] = [
         values,
       )
       const deps = ctx.deps()
+      const now = deps.clock()
       const r = exportChecks(deps.db, {
         accountId: a.account,
+        chain: values.sandbox ? 'test' : 'live',
         from: a.from,
         to: a.to,
         out: resolve(a.out),
-        now: deps.clock(),
+        now,
+        signer: currentSigner(deps.db, deps.config.paths.dataDir, now.getTime()),
       })
       ctx.io.stdout(
         values.json
           ? json(r)
-          : `exported ${r.checks} checks and ${r.overrides} overrides to ${r.dir} (verify: node ${r.dir}/verify.mjs)\n`,
+          : `exported ${r.checks} checks and ${r.overrides} overrides to ${r.dir}\nverify: node ${r.dir}/verify.mjs --expect-key ${r.key_fingerprint}\n`,
       )
       return 0
     },
@@ -75,21 +101,33 @@ export const checksCommands: CommandSpec[] = [
       'the public keys that sign checks (publish their ids so third parties can trust an export)',
     async run(argv, ctx) {
       const { values } = parse(argv, { json: { type: 'boolean' } })
-      const keys = publicKeys(ctx.deps().db)
+      const deps = ctx.deps()
+      const keys = publicKeys(deps.db)
+      const proof = proveKeys(keys, pinsOf(deps))
+      const rows = keys.map((k) => ({
+        key_id: k.key_id,
+        fingerprint: k.fingerprint,
+        created_at: k.created_at,
+        retired_at: k.retired_at,
+        introduced_by: k.introduced_by,
+        proven: proof.proven.has(k.key_id),
+      }))
       ctx.io.stdout(
         values.json
-          ? json(keys)
+          ? json({
+              keys: rows,
+              trusted_from: proof.roots,
+              pinned: proof.pinned,
+              problems: proof.problems,
+            })
           : keys.length
-            ? table(
-                keys.map((k) => ({
-                  key_id: k.key_id,
-                  created_at: k.created_at,
-                  retired_at: k.retired_at,
-                })),
-              )
+            ? `${table(rows.map(({ fingerprint: _, ...r }) => r))}${rows
+                .map((k) => `${k.key_id} fingerprint ${formatFingerprint(k.fingerprint)}\n`)
+                .join('')}`
             : 'no signing key yet (one is made with the first check)\n',
       )
-      return 0
+      for (const p of proof.problems) ctx.io.stderr(`UNPROVEN: ${p}\n`)
+      return proof.problems.length ? 1 : 0
     },
   },
   {
@@ -103,8 +141,13 @@ export const checksCommands: CommandSpec[] = [
       const r = rotateSigningKey(deps.db, deps.config.paths.dataDir, deps.clock().getTime())
       ctx.io.stdout(
         values.json
-          ? json({ key_id: r.keyId, retired: r.retired })
-          : `new signing key ${r.keyId}; retired ${r.retired.join(', ') || 'none'}\n`,
+          ? json({
+              key_id: r.keyId,
+              fingerprint: r.fingerprint,
+              introduced_by: r.introducedBy,
+              retired: r.retired,
+            })
+          : `new signing key ${r.keyId}, fingerprint ${formatFingerprint(r.fingerprint)}, introduced by ${r.introducedBy ?? 'itself (a new first key: pin it with CHECKS_TRUSTED_KEY)'}; retired ${r.retired.join(', ') || 'none'}\n`,
       )
       return 0
     },

@@ -31,7 +31,7 @@ const keyIdArg = (positionals: string[]) => {
 export const keysCommands: CommandSpec[] = [
   {
     name: 'keys create',
-    usage: 'keys create --account ID [--sandbox] [--name NAME] [--json]',
+    usage: 'keys create --account ID [--sandbox] [--name NAME] [--scope override] [--json]',
     summary:
       'create an API key; prints the secret once (cvk_live_… or, with --sandbox, cvk_test_…)',
     async run(argv, ctx) {
@@ -39,10 +39,15 @@ export const keysCommands: CommandSpec[] = [
         account: { type: 'string' },
         sandbox: { type: 'boolean' },
         name: { type: 'string' },
+        scope: { type: 'string', multiple: true },
         json: { type: 'boolean' },
       })
       const input = validateArgs(
-        z.object({ account: Id, name: z.string().max(100).optional() }),
+        z.object({
+          account: Id,
+          name: z.string().max(100).optional(),
+          scope: z.array(z.enum(['override'])).optional(),
+        }),
         values,
       )
       const deps = ctx.deps()
@@ -52,6 +57,7 @@ export const keysCommands: CommandSpec[] = [
           accountId: input.account,
           mode: values.sandbox ? 'test' : 'live',
           name: input.name ?? null,
+          scopes: input.scope ?? [],
         },
         deps.clock().getTime(),
       )

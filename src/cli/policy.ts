@@ -1,5 +1,6 @@
 /** `carrier-verify policy …`: the vetting policy of an account or of the whole appliance. */
 import { readFileSync } from 'node:fs'
+import { userInfo } from 'node:os'
 import { stringify as toYaml } from 'yaml'
 import { z } from 'zod'
 import {
@@ -90,16 +91,20 @@ export const policyCommands: CommandSpec[] = [
   },
   {
     name: 'policy set',
-    usage: 'policy set --file PATH|- [--account ID] [--json]',
+    usage: 'policy set --file PATH|- [--account ID] [--author NAME] [--json]',
     summary:
       'validate a policy and save it as the next version for an account (or, without --account, the appliance default); old versions are kept',
     async run(argv, ctx) {
       const { values } = parse(argv, {
         file: { type: 'string' },
         account: { type: 'string' },
+        author: { type: 'string' },
         json: { type: 'boolean' },
       })
-      const { file, account } = validateArgs(FileArgs.extend({ account: Id.optional() }), values)
+      const { file, account } = validateArgs(
+        FileArgs.extend({ account: Id.optional(), author: z.string().min(1).max(200).optional() }),
+        values,
+      )
       const r = parsePolicyText(await readText(file, ctx.io))
       if (!r.ok) {
         ctx.io.stderr(
@@ -114,6 +119,7 @@ export const policyCommands: CommandSpec[] = [
         account ?? null,
         r.policy,
         deps.clock().getTime(),
+        { actor: `cli:${values.author ?? userInfo().username}` },
       )
       ctx.io.stdout(
         values.json

@@ -1,6 +1,7 @@
 /** The account's stored checks with their verdicts (newest first, 50 a page, filter by USDOT). */
 import type { Hono } from 'hono'
 import { CheckListQuery, listChecks } from '../checks/list.ts'
+import { formatFingerprint, proveKeys, publicKeys, trustPins } from '../checks/signing.ts'
 import type { Deps } from '../deps.ts'
 import { accountNav } from './account.tsx'
 import type { ConsoleEnv } from './env.ts'
@@ -24,6 +25,13 @@ export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
     const list = q.success
       ? listChecks(deps.db, account.id, q.data)
       : { checks: [], next_cursor: null }
+    const current = publicKeys(deps.db).findLast((k) => k.retired_at === null)
+    const proven = current
+      ? proveKeys(
+          publicKeys(deps.db),
+          trustPins(deps.config.paths.dataDir, deps.config.checks.trustedKey),
+        ).proven.has(current.key_id)
+      : false
     return c.html(
       <Layout
         title={`Checks · ${account.name}`}
@@ -37,6 +45,18 @@ export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
         <p class="muted">
           Checks are created through the API (<code>POST /v1/checks</code>); each is a signed,
           chained document. An override keeps the original verdict and sets the effective one.
+        </p>
+        <p id="signing-key">
+          {current ? (
+            <>
+              Signing key <code>{current.key_id}</code>, fingerprint{' '}
+              <code>{formatFingerprint(current.fingerprint)}</code>
+              {proven ? '' : ' (not proven by the key history: run checks keys)'}. A third party
+              pins it with <code>node verify.mjs --expect-key {current.fingerprint}</code>.
+            </>
+          ) : (
+            'No signing key yet (one is made with the first check).'
+          )}
         </p>
         <form class="row" method="get" action={base} role="search">
           <div>
@@ -70,6 +90,7 @@ export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
                 <th scope="col">Verdict</th>
                 <th scope="col">Effective verdict</th>
                 <th scope="col">Policy</th>
+                <th scope="col">Mode</th>
                 <th scope="col">Check id</th>
               </tr>
             </thead>
@@ -92,6 +113,7 @@ export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
                     {k.overrides ? ` (${k.overrides} override${k.overrides > 1 ? 's' : ''})` : ''}
                   </td>
                   <td>{k.policy_id}</td>
+                  <td>{k.mode === 'test' ? <span class="badge warn">sandbox</span> : 'live'}</td>
                   <td>
                     <code>{k.check_id}</code>
                   </td>

@@ -73,6 +73,8 @@ export const apiKeys = sqliteTable(
     revokedAt: ts(),
     lastUsedAt: ts(),
     rotatedFromId: integer(),
+    /** space-separated permissions beyond lookups: `override` (may override checks) */
+    scopes: text().notNull().default(''),
   },
   (t) => [
     uniqueIndex('api_keys_hash').on(t.hash),
@@ -467,6 +469,8 @@ export const checkPolicies = sqliteTable(
     /** sha256 of `document` */
     sha256: text().notNull(),
     createdAt: ts().notNull(),
+    /** who set it: a console user's e-mail or `cli:<name>` */
+    author: text(),
   },
   (t) => [uniqueIndex('check_policies_version').on(t.accountId, t.version)],
 )
@@ -499,6 +503,8 @@ export const checks = sqliteTable(
     signingKeyId: text().notNull(),
     /** Ed25519 signature of `hash` (base64) */
     signature: text().notNull(),
+    /** the account's chain: `live` checks, or `test` (sandbox keys), each chained on its own */
+    chain: text().notNull().default('live'),
   },
   (t) => [
     uniqueIndex('checks_id').on(t.id),
@@ -508,6 +514,7 @@ export const checks = sqliteTable(
     index('checks_check').on(t.checkId),
     check('checks_kind', sql`${t.kind} IN ('check','override')`),
     check('checks_verdict', sql`${t.verdict} IN ('pass','review','fail')`),
+    check('checks_chain', sql`${t.chain} IN ('live','test')`),
   ],
 )
 
@@ -518,17 +525,29 @@ export const checkSigningKeys = sqliteTable('check_signing_keys', {
   publicKey: text().notNull(),
   createdAt: ts().notNull(),
   retiredAt: ts(),
+  /** sha256 hex of the SPKI DER public key (key_id is its first 16 digits) */
+  fingerprint: text(),
+  /** the key's introduction (JSON text), signed by the previous key (the first key by itself) */
+  introduction: text(),
+  /** Ed25519 signature (base64) of sha256(introduction) by `introducedBy` */
+  introductionSignature: text(),
+  introducedBy: text(),
 })
 
 /** Where an account's chain starts after retention pruned its oldest rows. */
-export const checkChainAnchors = sqliteTable('check_chain_anchors', {
-  accountId: integer().primaryKey(),
-  /** the last pruned row */
-  seq: integer().notNull(),
-  hash: text().notNull(),
-  pruned: integer().notNull(),
-  prunedAt: ts().notNull(),
-})
+export const checkChainAnchors = sqliteTable(
+  'check_chain_anchors',
+  {
+    accountId: integer().notNull(),
+    chain: text().notNull().default('live'),
+    /** the last pruned row */
+    seq: integer().notNull(),
+    hash: text().notNull(),
+    pruned: integer().notNull(),
+    prunedAt: ts().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.chain] })],
+)
 
 /** Who receives which kind of e-mail for an account (mail/recipients.ts). */
 export const mailRecipients = sqliteTable(

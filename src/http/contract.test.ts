@@ -26,8 +26,9 @@ let doc: Json
 let checkId = ''
 /** a contact verification made by the starter key in beforeAll (`{cv}` in a call's url) */
 let cvId = ''
-const keys: Record<'starter' | 'free' | 'suspended' | 'sandbox' | 'empty', string> = {
+const keys: Record<'starter' | 'unscoped' | 'free' | 'suspended' | 'sandbox' | 'empty', string> = {
   starter: '',
+  unscoped: '',
   free: '',
   suspended: '',
   sandbox: '',
@@ -51,7 +52,10 @@ beforeAll(async () => {
   )
   expect(built.status).toBe('activated')
   doc = (await (await ctx.get('/openapi.json')).json()) as Json
-  keys.starter = ctx.account('starter').key()
+  // overrides need a key with the override scope; every other call works with it too
+  const starter = ctx.account('starter')
+  keys.starter = starter.key('live', ['override'])
+  keys.unscoped = starter.key()
   keys.sandbox = ctx.account('starter').key('test')
   const free = ctx.account('free')
   keys.free = free.key()
@@ -307,6 +311,10 @@ CALLS.push(
   post('/v1/checks/{id}/override', '/v1/checks/{check}/override', 'starter', 201, {
     by: 'QA',
     reason: 'known carrier',
+  }),
+  post('/v1/checks/{id}/override', '/v1/checks/{check}/override', 'unscoped', 403, {
+    by: 'QA',
+    reason: 'a key without the override scope',
   }),
   post('/v1/checks/{id}/override', '/v1/checks/not-an-id/override', 'starter', 400, {
     by: 'QA',

@@ -47,7 +47,7 @@ beforeAll(async () => {
     { channel: 'live', trigger: 'test', signal: AbortSignal.timeout(30_000) },
   )
   if (built.status !== 'activated') throw new Error(`equipment build: ${built.status}`)
-  key = ctx.account('starter').key()
+  key = ctx.account('starter').key('live', ['override'])
   server = await new Promise<ServerType>((resolve) => {
     const s = serve({ fetch: ctx.app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s))
   })

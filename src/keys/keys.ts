@@ -172,7 +172,14 @@ export function listKeys(db: Sqlite, accountId?: number): KeyInfo[] {
 /** Creates a key; the secret is returned only here and stored only as its SHA-256. */
 export function createKey(
   db: Sqlite,
-  input: { accountId: number; mode: KeyMode; name?: string | null; rotatedFromId?: number | null },
+  input: {
+    accountId: number
+    mode: KeyMode
+    name?: string | null
+    rotatedFromId?: number | null
+    /** permissions beyond lookups, e.g. `override` */
+    scopes?: readonly string[]
+  },
   now: number,
 ): { key: KeyInfo; secret: string } {
   mustGetAccount(db, input.accountId)
@@ -180,8 +187,8 @@ export function createKey(
   const id = Number(
     db
       .prepare(
-        `INSERT INTO api_keys (account_id, mode, hash, start, name, created_at, rotated_from_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO api_keys (account_id, mode, hash, start, name, created_at, rotated_from_id, scopes)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         input.accountId,
@@ -191,6 +198,7 @@ export function createKey(
         input.name ?? null,
         now,
         input.rotatedFromId ?? null,
+        (input.scopes ?? []).join(' '),
       ).lastInsertRowid,
   )
   const key = getKey(db, id)
@@ -225,7 +233,18 @@ export function rotateKey(
       db.prepare('UPDATE api_keys SET expires_at = ? WHERE id = ?').run(oldExpiresAt, id)
       const created = createKey(
         db,
-        { accountId: old.accountId, mode: old.mode, name: old.name, rotatedFromId: id },
+        {
+          accountId: old.accountId,
+          mode: old.mode,
+          name: old.name,
+          rotatedFromId: id,
+          // a rotated key keeps its permissions
+          scopes: (
+            db.prepare('SELECT scopes FROM api_keys WHERE id = ?').get(id) as { scopes: string }
+          ).scopes
+            .split(' ')
+            .filter(Boolean),
+        },
         now,
       )
       return { ...created, oldExpiresAt }

@@ -229,6 +229,7 @@ describe('a check names a verification', () => {
         ],
       },
       ctx.clock().getTime(),
+      { actor: 'test' },
     )
     ctx.clock.advance(2 * 3_600_000) // the earlier tests' codes are out of the window
     const { id } = (await (await send('1000007')).json()) as { id: string }

@@ -83,8 +83,8 @@ export async function createTestContext(opts: TestContextOptions = {}) {
     over: Partial<CreateAccountInput> = {},
   ) {
     const acct = createAccount(deps.db, { name: `Test ${plan}`, plan, ...over }, clock().getTime())
-    const key = (mode: KeyMode = 'live') =>
-      createKey(deps.db, { accountId: acct.id, mode }, clock().getTime()).secret
+    const key = (mode: KeyMode = 'live', scopes: string[] = []) =>
+      createKey(deps.db, { accountId: acct.id, mode, scopes }, clock().getTime()).secret
     return { account: acct, key }
   }
 

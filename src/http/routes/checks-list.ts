@@ -27,6 +27,6 @@ export const checksListEndpoint: Endpoint = {
   routes: (deps) =>
     new Hono<AppEnv>().get(honoPath(doc), (c) => {
       const q = parseOr(CheckListQuery, c.req.query(), 'invalid_request')
-      return c.json(listChecks(deps.db, c.get('caller').accountId, q), 200)
+      return c.json(listChecks(deps.db, c.get('caller').accountId, q, c.get('caller').mode), 200)
     }),
 }

@@ -37,6 +37,7 @@ const doc: RouteDoc = {
     'invalid_request',
     'unauthorized',
     'payment_required',
+    'forbidden',
     'not_found',
     'payload_too_large',
     'unsupported_media_type',
@@ -53,6 +54,6 @@ export const checksOverrideEndpoint: Endpoint = {
         await readJson(c, '{"by": "…", "reason": "…"}'),
         'invalid_request',
       )
-      return c.json(overrideCheck(deps, c.get('caller'), id, req), 201)
+      return c.json(overrideCheck(deps, { caller: c.get('caller') }, id, req), 201)
     }),
 }

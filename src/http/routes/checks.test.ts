@@ -64,7 +64,7 @@ describe('POST /v1/checks', () => {
       account_id: account.id,
       dot_number: '1000001',
       request: { dot: '1000001', mc: null, reference: 'LOAD-1', contact: null, watch: false },
-      policy: { id: 'bundled@1', scope: 'bundled' },
+      policy: { id: 'bundled@2', scope: 'bundled' },
       contact_check: null,
       overrides: [],
       watching: false,
@@ -94,7 +94,9 @@ describe('POST /v1/checks', () => {
     expect(used(account.id)).toBe(1) // reading is not billed
 
     // later reads answer the same document, even after the policy changed
-    setPolicy(ctx.deps.db, account.id, { ...BUNDLED_POLICY, name: 'stricter' }, Date.parse(NOW))
+    setPolicy(ctx.deps.db, account.id, { ...BUNDLED_POLICY, name: 'stricter' }, Date.parse(NOW), {
+      actor: 'test',
+    })
     expect(await (await ctx.get(`/v1/checks/${String(body['check_id'])}`, k)).json()).toEqual(
       stored,
     )
@@ -212,7 +214,7 @@ describe('POST /v1/checks', () => {
 describe('GET /v1/checks and overrides', () => {
   test('lists newest first with filters and a cursor; overrides keep the original verdict', async () => {
     const { key } = ctx.account('starter')
-    const k = key()
+    const k = key('live', ['override'])
     const ids: string[] = []
     for (const [dot, ref] of [
       ['1000001', 'A'],
