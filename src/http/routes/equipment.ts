@@ -5,6 +5,7 @@
 import { Hono, type Context } from 'hono'
 import { z } from 'zod'
 import { toMetaJson } from '../../carriers/json.ts'
+import { notFoundFor } from '../../carriers/mirror-state.ts'
 import { MetaJson } from '../../carriers/schema.ts'
 import { findCensusRow } from '../../census/census.ts'
 import { DATASET_NAMES } from '../../db/names.ts'
@@ -18,7 +19,7 @@ import {
   normalizeVin,
 } from '../../equipment/vin.ts'
 import { AppError } from '../../errors.ts'
-import { chargeCall, notFoundWithUsage, rateLimitHeaders } from '../../keys/billing.ts'
+import { chargeCall, rateLimitHeaders } from '../../keys/billing.ts'
 import type { AppEnv } from '../env.ts'
 import type { ParamDoc, RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'
@@ -83,6 +84,7 @@ const ERRORS = [
   'not_found',
   'quota_exceeded',
   'dataset_unavailable',
+  'mirror_not_ready',
   'storage_unavailable',
 ] as const
 
@@ -97,7 +99,7 @@ const vinDoc: RouteDoc = {
   description: DESCRIPTION,
   tags: ['equipment'],
   auth: true,
-  billing: 'one call when the VIN was seen; a 404 is not billed.',
+  billing: 'one call when the VIN was seen; a 404 or 503 is not billed.',
   params: [VIN_PARAM],
   responses: {
     200: {
@@ -118,7 +120,7 @@ const plateDoc: RouteDoc = {
   description: `${DESCRIPTION} For a plate, \`vin\` is the VIN seen with it most recently and each carrier lists the VINs seen with the plate.`,
   tags: ['equipment'],
   auth: true,
-  billing: 'one call when the plate was seen; a 404 is not billed.',
+  billing: 'one call when the plate was seen; a 404 or 503 is not billed.',
   query: PlateQuery,
   responses: {
     200: {
@@ -138,13 +140,14 @@ function answer(c: Context<AppEnv>, deps: Deps, q: SightingQuery, what: string):
   const ds = view.get('equipment')
   if (!ds) throw new AppError('dataset_unavailable')
   if ('vin' in q && isPlaceholderVin(q.vin))
-    throw notFoundWithUsage(
+    throw notFoundFor(
       deps,
+      view,
       caller,
       `${what} is a placeholder, not a vehicle identifier: placeholders are never stored or linked`,
     )
   const found = sightingsOf(ds, q)
-  if (!found) throw notFoundWithUsage(deps, caller, `${what} was not seen in the last 24 months`)
+  if (!found) throw notFoundFor(deps, view, caller, `${what} was not seen in the last 24 months`)
   const at = deps.clock()
   const usage = chargeCall(deps, caller, at)
   const census = view.get('census')
