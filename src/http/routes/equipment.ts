@@ -19,7 +19,7 @@ import {
   normalizeVin,
 } from '../../equipment/vin.ts'
 import { AppError } from '../../errors.ts'
-import { chargeCall, rateLimitHeaders } from '../../keys/billing.ts'
+import { chargeCall, notFoundWithUsage, rateLimitHeaders } from '../../keys/billing.ts'
 import type { AppEnv } from '../env.ts'
 import type { ParamDoc, RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'
@@ -133,16 +133,16 @@ const plateDoc: RouteDoc = {
   errors: ERRORS,
 }
 
-/** Looks the unit up in the caller's view; billed one call when it was seen, else 404. */
+/** Looks the unit up in the caller's view; billed one call when it was seen, else 404 (503 mirror_not_ready for a live key before the mirror is built). */
 function answer(c: Context<AppEnv>, deps: Deps, q: SightingQuery, what: string): Response {
   const caller = c.get('caller')
   const view = deps.datasets.view(caller.mode)
   const ds = view.get('equipment')
   if (!ds) throw new AppError('dataset_unavailable')
+  // a placeholder is never stored in any data: a 404 whatever is loaded
   if ('vin' in q && isPlaceholderVin(q.vin))
-    throw notFoundFor(
+    throw notFoundWithUsage(
       deps,
-      view,
       caller,
       `${what} is a placeholder, not a vehicle identifier: placeholders are never stored or linked`,
     )
