@@ -22,6 +22,11 @@ export const errorCodes = {
     message: 'Data is not imported yet; try again later',
     retryAfter: 60,
   },
+  mirror_not_ready: {
+    status: 503,
+    message: "The regulator's data is not mirrored yet; only the sample companies are loaded",
+    retryAfter: 600,
+  },
   mail_unavailable: {
     status: 503,
     message: 'E-mail is not configured on this appliance (SMTP_URL)',

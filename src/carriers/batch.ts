@@ -29,6 +29,7 @@ import { crosscheckAnswered } from '../crosscheck/crosscheck.ts'
 import type { RecordAnswer } from './answer.ts'
 import { answerText, carrierJsonText, toMetaJson } from './json.ts'
 import { notFoundForDot, shapeMetered } from './lookup.ts'
+import { awaitingMirror, notReadyMessage } from './mirror-state.ts'
 import { openRecords, type RecordReads } from './records.ts'
 import type { CompanyRecord } from './record.ts'
 import { CarrierJson, MetaJson } from './schema.ts'
@@ -85,6 +86,17 @@ export const VerifyNotFound = z.object({
   error: z.string(),
   code: z.literal('not_found'),
 })
+export const VerifyNotReady = z
+  .object({
+    input: Input,
+    status: z.literal(503),
+    error: z.string(),
+    code: z.literal('mirror_not_ready'),
+  })
+  .meta({
+    description:
+      "a live key's miss while the regulator's data is not mirrored yet (only the sample is loaded): the company may exist; not billed, ask again later",
+  })
 export const VerifyRefused = z.object({
   input: Input,
   status: z.literal(429),
@@ -96,6 +108,7 @@ export const VerifyResult = z.discriminatedUnion('status', [
   VerifyFound,
   VerifyInvalid,
   VerifyNotFound,
+  VerifyNotReady,
   VerifyRefused,
 ])
 export type VerifyResult = z.infer<typeof VerifyResult>
@@ -106,6 +119,10 @@ export const VerifyResponse = z.object({
     requested: z.number().int(),
     found: z.number().int(),
     not_found: z.number().int(),
+    not_ready: z
+      .number()
+      .int()
+      .meta({ description: 'misses answered 503 mirror_not_ready (the mirror is not built yet)' }),
     invalid: z.number().int(),
     refused: z.number().int(),
     billed: z.number().int().meta({ description: 'calls counted against the quota' }),
@@ -339,7 +356,16 @@ export async function verifyBatch(
       continue
     }
     if (!res.found) {
-      pending[i] = Promise.resolve({ input, status: 404, code: 'not_found', error: res.error })
+      pending[i] = Promise.resolve(
+        awaitingMirror(read.view, caller)
+          ? {
+              input,
+              status: 503,
+              code: 'mirror_not_ready',
+              error: notReadyMessage(deps, read.view, res.error),
+            }
+          : { input, status: 404, code: 'not_found', error: res.error },
+      )
       continue
     }
     const dot = dotOf(res)
@@ -423,6 +449,7 @@ export async function verifyBatch(
         requested: results.length,
         found: count(200),
         not_found: count(404),
+        not_ready: count(503),
         invalid: count(400),
         refused: count(429),
         billed,

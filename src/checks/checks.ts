@@ -10,7 +10,8 @@ import { findCensusByContact } from '../census/census.ts'
 import { McParam, resolveIdentifier, toDocketLookupJson, DotParam } from '../carriers/docket.ts'
 import { toMetaJson } from '../carriers/json.ts'
 import { notFoundForDot, shapeMetered } from '../carriers/lookup.ts'
-import { chargeWith, notFoundWithUsage } from '../keys/billing.ts'
+import { chargeWith } from '../keys/billing.ts'
+import { notFoundFor } from '../carriers/mirror-state.ts'
 import type { CompanyRecord } from '../carriers/record.ts'
 import { openRecords } from '../carriers/records.ts'
 import type { Deps } from '../deps.ts'
@@ -76,8 +77,9 @@ async function resolve(
     const r = DotParam.safeParse(typeof req.dot === 'number' ? String(req.dot) : req.dot)
     if (!r.success)
       throw new AppError('invalid_dot', r.error.issues[0]?.message ?? 'invalid USDOT number')
-    const record = await openRecords(deps, caller.mode).record(r.data)
-    if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(r.data).message)
+    const records = openRecords(deps, caller.mode)
+    const record = await records.record(r.data)
+    if (!record) throw notFoundFor(deps, records.view, caller, notFoundForDot(r.data).message)
     return { record, lookup: null }
   }
   const mc = req.mc ?? ''
@@ -85,7 +87,7 @@ async function resolve(
   if (!id.success)
     throw new AppError('invalid_docket', id.error.issues[0]?.message ?? 'invalid docket')
   const res = await resolveIdentifier(deps, caller, id.data)
-  if (!res.ok) throw notFoundWithUsage(deps, caller, res.message)
+  if (!res.ok) throw notFoundFor(deps, deps.datasets.view(caller.mode), caller, res.message)
   return { record: res.match.record, lookup: toDocketLookupJson(mc, res.match) }
 }
 

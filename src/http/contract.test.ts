@@ -21,12 +21,18 @@ const NOW = '2026-11-15T12:00:00Z'
 
 let ctx: TestContext
 let empty: TestContext
+/** the sample loaded, no live census yet: a live key's misses answer 503 mirror_not_ready */
+let early: TestContext
 let doc: Json
 /** a check made by the starter key in beforeAll (`{check}` in a call's url) */
 let checkId = ''
 /** a contact verification made by the starter key in beforeAll (`{cv}` in a call's url) */
 let cvId = ''
-const keys: Record<'starter' | 'unscoped' | 'free' | 'suspended' | 'sandbox' | 'empty', string> = {
+const keys: Record<
+  'starter' | 'unscoped' | 'free' | 'suspended' | 'sandbox' | 'empty' | 'early',
+  string
+> = {
+  early: '',
   starter: '',
   unscoped: '',
   free: '',
@@ -43,6 +49,12 @@ beforeAll(async () => {
     env: { SMTP_URL: 'smtp://127.0.0.1:9', SMTP_FROM: 'verify@appliance.test' },
   })
   empty = await createTestContext({ now: NOW })
+  early = await createTestContext({
+    sampleDir: sampleCensusDir(),
+    now: NOW,
+    env: { SMTP_URL: 'smtp://127.0.0.1:9', SMTP_FROM: 'verify@appliance.test' },
+  })
+  keys.early = early.account('starter').key()
   // the equipment dataset from the SMS fixture files (one tractor under several carriers)
   const built = await runBuild(
     pipelineDeps(ctx.deps),
@@ -88,6 +100,7 @@ beforeAll(async () => {
 afterAll(() => {
   ctx.close()
   empty.close()
+  early.close()
 })
 
 type Who = keyof typeof keys | null
@@ -102,6 +115,8 @@ interface Call {
   headers?: Record<string, string>
   /** the empty appliance (no datasets) */
   onEmpty?: boolean
+  /** the appliance before its mirror is built (the sample only) */
+  onEarly?: boolean
 }
 
 const api = (op: string, url: string, cases: [Who, number, string?][]): Call[] =>
@@ -257,6 +272,23 @@ for (const [op, url] of [
 ] as const)
   CALLS.push({ op, method: 'get', url, who: 'empty', status: 503, onEmpty: true })
 CALLS.push({ ...verify('empty', 503, { dot_numbers: [1] }), onEmpty: true })
+// before the mirror is built: a live key's misses answer 503 mirror_not_ready, the batch answers
+for (const [op, url] of [
+  ['/readyz', '/readyz'],
+  ['/v1/carrier/{dot}', '/v1/carrier/2233445'],
+  ['/v1/broker/{mc}', '/v1/broker/MC-223344'],
+  ['/v1/bond/{dot}', '/v1/bond/2233445'],
+  ['/v1/search', '/v1/search?q=nothing'],
+] as const)
+  CALLS.push({
+    op,
+    method: 'get',
+    url,
+    who: 'early',
+    status: op === '/readyz' || op === '/v1/search' ? 200 : 503,
+    onEarly: true,
+  })
+CALLS.push({ ...verify('early', 200, { dot_numbers: [9000001, 2233445] }), onEarly: true })
 
 const post = (
   op: string,
@@ -294,6 +326,7 @@ CALLS.push(
   post('/v1/checks', '/v1/checks', 'starter', 415, 'dot=1', { 'content-type': 'text/plain' }),
   post('/v1/checks', '/v1/checks', 'free', 429, { dot: '1000001' }),
   { ...post('/v1/checks', '/v1/checks', 'empty', 503, { dot: '1000001' }), onEmpty: true },
+  { ...post('/v1/checks', '/v1/checks', 'early', 503, { dot: '2233445' }), onEarly: true },
   ...api('/v1/checks', '/v1/checks', [
     ['starter', 200],
     ['starter', 200, '?dot=1000002&reference=CONTRACT&from=2026-11-01&to=2026-11-15&limit=5'],
@@ -368,6 +401,7 @@ CALLS.push(
   cvCreate('suspended', 402, { dot: '1000001', channel: 'email' }),
   cvCreate('starter', 404, { dot: '99999999', channel: 'email' }),
   cvCreate('starter', 409, { dot: '1000009', channel: 'email' }),
+  { ...cvCreate('early', 503, { dot: '2233445', channel: 'email' }), onEarly: true },
   cvCreate('starter', 413, { dot: '1', channel: 'x'.repeat(70_000) }),
   cvCreate('starter', 415, 'dot=1', { 'content-type': 'text/plain' }),
   cvCreate('free', 429, { dot: '1000001', channel: 'email' }),
@@ -401,7 +435,7 @@ describe('every endpoint, every documented status, validated against /openapi.js
         ] as const,
     ),
   )('%s', async (_, call) => {
-    const app = call.onEmpty ? empty : ctx
+    const app = call.onEmpty ? empty : call.onEarly ? early : ctx
     const key = call.who ? keys[call.who] : undefined
     const url = call.url.replace('{check}', checkId).replace('{cv}', cvId)
     const res =

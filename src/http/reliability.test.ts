@@ -86,6 +86,7 @@ describe('a storage failure is an outage, not a bug', () => {
       expect(await ready.json()).toEqual({
         status: 'not_ready',
         checks: { dataset: true, app_db: false },
+        data: 'mirror',
       })
     } finally {
       ctx.deps.db.pragma('query_only = OFF')

@@ -9,7 +9,8 @@ import { HOUR } from '../clock.ts'
 import { DotParam } from '../carriers/docket.ts'
 import { notFoundForDot } from '../carriers/lookup.ts'
 import { openRecords } from '../carriers/records.ts'
-import { chargeCall, notFoundWithUsage } from '../keys/billing.ts'
+import { chargeCall } from '../keys/billing.ts'
+import { notFoundFor } from '../carriers/mirror-state.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
@@ -65,8 +66,9 @@ export async function createVerification(
   const live = caller.mode === 'live'
   if (live && (!deps.config.mail.url || !deps.config.mail.from))
     throw new AppError('mail_unavailable')
-  const record = await openRecords(deps, caller.mode).record(dot)
-  if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
+  const records = openRecords(deps, caller.mode)
+  const record = await records.record(dot)
+  if (!record) throw notFoundFor(deps, records.view, caller, notFoundForDot(dot).message)
   const email = record.contact.email ? parseAddress(record.contact.email) : null
   if (!email)
     throw new AppError(

@@ -1,6 +1,7 @@
 /** One page of GET /v1/search: find companies, bill the call when the page has any, shape it. */
 import { z } from 'zod'
 import { toMetaJson } from '../carriers/json.ts'
+import { awaitingMirror, mirrorStateMessage } from '../carriers/mirror-state.ts'
 import { chargeCall } from '../keys/billing.ts'
 import { MetaJson } from '../carriers/schema.ts'
 import { isoDate } from '../clock.ts'
@@ -25,7 +26,12 @@ export const SearchResponse = z.object({
     .string()
     .nullable()
     .meta({ description: 'pass as `cursor` for the next page; null on the last page' }),
-  meta: MetaJson,
+  meta: MetaJson.extend({
+    notice: z.string().optional().meta({
+      description:
+        "on a live key's page answered from the sample while the regulator's data is not mirrored yet: the companies searched for may exist",
+    }),
+  }),
 })
 export type SearchResponse = z.infer<typeof SearchResponse>
 
@@ -74,7 +80,12 @@ export function searchPage(
       page.nextOffset === null
         ? null
         : encodeCursor(census.versionId, page.nextOffset, fingerprint),
-    meta: toMetaJson({ dataAsOf }, { usage, requestId, source: view.source }),
+    meta: {
+      ...toMetaJson({ dataAsOf }, { usage, requestId, source: view.source }),
+      ...(awaitingMirror(view, caller)
+        ? { notice: `Only the sample was searched: ${mirrorStateMessage(deps, view)}` }
+        : {}),
+    },
   }
   return { body, usage, at }
 }

@@ -14,7 +14,7 @@ const doc: RouteDoc = {
     'The BMC-84 surety bond or BMC-85 trust fund on file (amount, form, surety or trustee, bond number, effective and cancellation dates, status, and the full BMC-84/85 history) and the insurance block of the record. A company without a bond is a 200 with `bond.on_file: false`.',
   tags: ['companies'],
   auth: true,
-  billing: 'one call when the company is found; a 404 is not billed.',
+  billing: 'one call when the company is found; a 404 or 503 is not billed.',
   params: [DOT_PARAM, CROSSCHECK_PARAM],
   responses: {
     200: {
@@ -32,6 +32,7 @@ const doc: RouteDoc = {
     'not_found',
     'quota_exceeded',
     'dataset_unavailable',
+    'mirror_not_ready',
     'storage_unavailable',
   ],
 }

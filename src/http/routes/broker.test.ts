@@ -359,6 +359,7 @@ describe('POST /v1/verify', () => {
       requested: 9,
       found: 4,
       not_found: 2,
+      not_ready: 0,
       invalid: 3,
       refused: 0,
       billed: 4,

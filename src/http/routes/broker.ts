@@ -10,11 +10,12 @@ import {
   toDocketLookupJson,
 } from '../../carriers/docket.ts'
 import { shapeMetered } from '../../carriers/lookup.ts'
+import { notFoundFor } from '../../carriers/mirror-state.ts'
 import { openRecords } from '../../carriers/records.ts'
 import { crosscheckAnswered } from '../../crosscheck/crosscheck.ts'
 import { CarrierJson } from '../../carriers/schema.ts'
 import { AppError } from '../../errors.ts'
-import { chargeGrouped, notFoundWithUsage, rateLimitHeaders } from '../../keys/billing.ts'
+import { chargeGrouped, rateLimitHeaders } from '../../keys/billing.ts'
 import type { AppEnv } from '../env.ts'
 import type { RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'
@@ -35,7 +36,7 @@ const doc: RouteDoc = {
     "The verification record of the company holding a docket (MC, FF, MX) or USDOT-suffix identifier, plus `bond` (the BMC-84/85 view) and `lookup` (how the identifier resolved). A docket resolves through the licensing files (Motus, then legacy L&I), then the census, then the regulator's QCMobile API when configured. When several USDOT numbers hold the docket, the one with active authority (then an active USDOT, then the most recent registration) is shown and the others are listed in `lookup.other_dot_numbers`. A USDOT-suffix identifier resolves to its USDOT and must match the authority its letter names (B broker, C/P/H carrier, F forwarder, V private).",
   tags: ['companies'],
   auth: true,
-  billing: 'one call when found; a 404 is not billed.',
+  billing: 'one call when found; a 404 or 503 is not billed.',
   params: [
     {
       name: 'mc',
@@ -63,6 +64,7 @@ const doc: RouteDoc = {
     'not_found',
     'quota_exceeded',
     'dataset_unavailable',
+    'mirror_not_ready',
     'storage_unavailable',
   ],
 }
@@ -86,7 +88,7 @@ export const brokerEndpoint: Endpoint = {
         const r = crosscheckAnswered(deps.config.crosscheck.mode, crosscheck)
           ? await resolveIdentifier(deps, caller, id, read)
           : await resolveAnswer(deps, caller, id, read, true)
-        if (!r.ok) throw notFoundWithUsage(deps, caller, r.message)
+        if (!r.ok) throw notFoundFor(deps, read.view, caller, r.message)
         if ('answered' in r) {
           // a docket's one holder, answered as text (by a record worker when it was not cached)
           const { answer, lookup } = r.answered

@@ -15,7 +15,7 @@ const doc: RouteDoc = {
     'The company verification record: identity (top level and `identity`), contact, authority, insurance, fleet, safety, trust (Trust Score with its gates and factors), reviews and meta; with `?crosscheck=true` also a `crosscheck` block compared against the regulator. A value not on file is null.',
   tags: ['companies'],
   auth: true,
-  billing: 'one call when found; a 404 is not billed.',
+  billing: 'one call when found; a 404 or 503 is not billed.',
   params: [DOT_PARAM, CROSSCHECK_PARAM],
   responses: {
     200: {
@@ -33,6 +33,7 @@ const doc: RouteDoc = {
     'not_found',
     'quota_exceeded',
     'dataset_unavailable',
+    'mirror_not_ready',
     'storage_unavailable',
   ],
 }

@@ -33,7 +33,7 @@ const doc: RouteDoc = {
     "Looks the company up by `dot` or `mc`, verifies the `contact` you were given against FMCSA (E.164 phone, e-mail and its registrable domain, other companies registered with them, look-alike domains), judges the record by the account policy (`pass | review | fail`, every rule with its reason) and stores the whole answer as one JSON document, signed (Ed25519) and chained to the account's previous check. The answer is that document with its signature, plus `meta` for this request. `watch: true` also adds the company to the account watchlist (paid plans): a later `carrier.changed` event names the checks whose verdict would now differ. See docs/checks.md.",
   tags: ['checks'],
   auth: true,
-  billing: 'one call (as a lookup) when the company is found; 400 and 404 are not billed.',
+  billing: 'one call (as a lookup) when the company is found; 400, 404 and 503 are not billed.',
   body: {
     name: 'CheckRequest',
     schema: publishAs(CheckRequest, PublishedCheckRequest),
@@ -65,6 +65,7 @@ const doc: RouteDoc = {
     'unsupported_media_type',
     'quota_exceeded',
     'dataset_unavailable',
+    'mirror_not_ready',
   ],
 }
 

@@ -45,6 +45,7 @@ const doc: RouteDoc = {
     'quota_exceeded',
     'rate_limited',
     'dataset_unavailable',
+    'mirror_not_ready',
     'mail_unavailable',
   ],
 }

@@ -4,12 +4,13 @@ import type { RecordAnswer } from '../../carriers/answer.ts'
 import { DotParam } from '../../carriers/docket.ts'
 import { answerText } from '../../carriers/json.ts'
 import { notFoundForDot, shapeMetered } from '../../carriers/lookup.ts'
+import { notFoundFor } from '../../carriers/mirror-state.ts'
 import { openRecords } from '../../carriers/records.ts'
 import { crosscheckAnswered } from '../../crosscheck/crosscheck.ts'
 import type { CarrierJson } from '../../carriers/schema.ts'
 import type { Deps } from '../../deps.ts'
 import { AppError } from '../../errors.ts'
-import { chargeGrouped, notFoundWithUsage, rateLimitHeaders } from '../../keys/billing.ts'
+import { chargeGrouped, rateLimitHeaders } from '../../keys/billing.ts'
 import type { AppEnv } from '../env.ts'
 import type { RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'
@@ -43,11 +44,11 @@ export function dotLookupRoutes(
       const records = openRecords(deps, caller.mode)
       if (whole && !crosscheckAnswered(deps.config.crosscheck.mode, crosscheck)) {
         const found = await records.answer(dot)
-        if (!found) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
+        if (!found) throw notFoundFor(deps, records.view, caller, notFoundForDot(dot).message)
         return billedAnswer(c, deps, found)
       }
       const record = await records.record(dot)
-      if (!record) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
+      if (!record) throw notFoundFor(deps, records.view, caller, notFoundForDot(dot).message)
       const usage = await chargeGrouped(deps, caller, { busy: deps.records.busy })
       const json = await shapeMetered(deps, record, usage, c.get('requestId'), crosscheck)
       return c.body(text(json), 200, {

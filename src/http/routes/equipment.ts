@@ -5,6 +5,7 @@
 import { Hono, type Context } from 'hono'
 import { z } from 'zod'
 import { toMetaJson } from '../../carriers/json.ts'
+import { notFoundFor } from '../../carriers/mirror-state.ts'
 import { MetaJson } from '../../carriers/schema.ts'
 import { findCensusRow } from '../../census/census.ts'
 import { DATASET_NAMES } from '../../db/names.ts'
@@ -83,6 +84,7 @@ const ERRORS = [
   'not_found',
   'quota_exceeded',
   'dataset_unavailable',
+  'mirror_not_ready',
   'storage_unavailable',
 ] as const
 
@@ -97,7 +99,7 @@ const vinDoc: RouteDoc = {
   description: DESCRIPTION,
   tags: ['equipment'],
   auth: true,
-  billing: 'one call when the VIN was seen; a 404 is not billed.',
+  billing: 'one call when the VIN was seen; a 404 or 503 is not billed.',
   params: [VIN_PARAM],
   responses: {
     200: {
@@ -118,7 +120,7 @@ const plateDoc: RouteDoc = {
   description: `${DESCRIPTION} For a plate, \`vin\` is the VIN seen with it most recently and each carrier lists the VINs seen with the plate.`,
   tags: ['equipment'],
   auth: true,
-  billing: 'one call when the plate was seen; a 404 is not billed.',
+  billing: 'one call when the plate was seen; a 404 or 503 is not billed.',
   query: PlateQuery,
   responses: {
     200: {
@@ -131,12 +133,13 @@ const plateDoc: RouteDoc = {
   errors: ERRORS,
 }
 
-/** Looks the unit up in the caller's view; billed one call when it was seen, else 404. */
+/** Looks the unit up in the caller's view; billed one call when it was seen, else 404 (503 mirror_not_ready for a live key before the mirror is built). */
 function answer(c: Context<AppEnv>, deps: Deps, q: SightingQuery, what: string): Response {
   const caller = c.get('caller')
   const view = deps.datasets.view(caller.mode)
   const ds = view.get('equipment')
   if (!ds) throw new AppError('dataset_unavailable')
+  // a placeholder is never stored in any data: a 404 whatever is loaded
   if ('vin' in q && isPlaceholderVin(q.vin))
     throw notFoundWithUsage(
       deps,
@@ -144,7 +147,7 @@ function answer(c: Context<AppEnv>, deps: Deps, q: SightingQuery, what: string):
       `${what} is a placeholder, not a vehicle identifier: placeholders are never stored or linked`,
     )
   const found = sightingsOf(ds, q)
-  if (!found) throw notFoundWithUsage(deps, caller, `${what} was not seen in the last 24 months`)
+  if (!found) throw notFoundFor(deps, view, caller, `${what} was not seen in the last 24 months`)
   const at = deps.clock()
   const usage = chargeCall(deps, caller, at)
   const census = view.get('census')

@@ -1,6 +1,7 @@
 import { statfsSync } from 'node:fs'
 import { Hono } from 'hono'
 import { z } from 'zod'
+import { mirrorStateMessage } from '../../carriers/mirror-state.ts'
 import { probeWrite } from '../../db/app-db.ts'
 import type { Deps } from '../../deps.ts'
 import { retryAfterOf, storageFailureCode } from '../../errors.ts'
@@ -17,6 +18,7 @@ export const opsRoutes = (deps: Deps) =>
     .get('/readyz', (c) => {
       const checks = { dataset: deps.datasets.isReady(), app_db: appDbWritable(deps) }
       const ok = checks.dataset && checks.app_db
+      const data = servedData(deps)
       // active versions whose files are missing (an app.db restored alone): the next sync rebuilds them
       const missing = deps.datasets.missingFiles()
       const files = missing.length
@@ -24,10 +26,12 @@ export const opsRoutes = (deps: Deps) =>
             missing_files: missing,
             message: `the files of ${missing.length} active dataset version(s) are missing from the data directory; the next sync rebuilds them`,
           }
-        : {}
-      if (ok) return c.json({ status: 'ready', checks, ...files }, 200)
+        : data.data === 'sample'
+          ? { message: data.message }
+          : {}
+      if (ok) return c.json({ status: 'ready', checks, data: data.data, ...files }, 200)
       const code = checks.app_db ? 'dataset_unavailable' : 'storage_unavailable'
-      return c.json({ status: 'not_ready', checks, ...files }, 503, {
+      return c.json({ status: 'not_ready', checks, data: data.data, ...files }, 503, {
         'retry-after': String(retryAfterOf(code)),
       })
     })
@@ -51,6 +55,17 @@ export const opsRoutes = (deps: Deps) =>
         m.syncFailures.set({ dataset: r.dataset }, r.status === 'failed' ? 1 : 0)
       return c.body(await m.registry.metrics(), 200, { 'content-type': m.registry.contentType })
     })
+
+/**
+ * What live keys are answered from: `mirror` (the regulator's data), `sample` (the bundled sample,
+ * while the mirror is not built: a live key's miss answers 503 mirror_not_ready), or `none`.
+ */
+function servedData(deps: Deps): { data: 'mirror' | 'sample' | 'none'; message: string } {
+  const view = deps.datasets.view('live')
+  if (!view.get('census')) return { data: 'none', message: 'no data is loaded' }
+  if (view.source === 'mirror') return { data: 'mirror', message: "the regulator's data" }
+  return { data: 'sample', message: mirrorStateMessage(deps, view) }
+}
 
 /** A real commit (the write probe): a full disk or a read-only app.db fails readiness. */
 function appDbWritable(deps: Deps): boolean {
@@ -85,6 +100,10 @@ export const HealthzJson = z.object({ status: z.literal('ok') })
 export const ReadyzJson = z.object({
   status: z.enum(['ready', 'not_ready']),
   checks: z.object({ dataset: z.boolean(), app_db: z.boolean() }),
+  data: z.enum(['mirror', 'sample', 'none']).meta({
+    description:
+      "what live keys are answered from: `mirror` (the regulator's data), `sample` (the bundled sample companies only, while the mirror is not built: a live key's miss answers 503 `mirror_not_ready`), `none`",
+  }),
   /** active dataset versions (`channel:dataset`) whose files are missing, when any */
   missing_files: z.array(z.string()).optional(),
   message: z.string().optional(),
