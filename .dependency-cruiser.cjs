@@ -10,8 +10,8 @@ const LAYERS = [
   ['db'],
   ['deps'], // the dependency bag handed to every domain function: config, app.db, datasets, clock, log
   ['ingest'],
-  ['census', 'licensing', 'safety', 'reviews', 'keys', 'users'],
-  ['trust', 'crosscheck'],
+  ['census', 'licensing', 'safety', 'reviews', 'keys', 'users', 'blocklist'],
+  ['trust', 'crosscheck', 'identity'],
   ['carriers'],
   ['search', 'sync', 'webhooks', 'checks'],
   ['http', 'cli', 'jobs', 'console'],

@@ -12,6 +12,7 @@ import type { BuildStats, Channel, DatasetName } from '../db/names.ts'
 import type { Sqlite } from '../db/open.ts'
 import { enqueueEvent } from '../db/outbox.ts'
 import { resolveStoredPath } from '../db/paths.ts'
+import { afterCensusActivation } from '../identity/history.ts'
 import {
   activateVersion,
   activeVersion,
@@ -318,6 +319,13 @@ export async function runDataset(
       stats: { ...stats, seconds },
     })
     deps.datasets.reconcile()
+    await afterCensusActivation(deps, {
+      dataset: spec.name,
+      channel: opts.channel,
+      version: built.id,
+      asOf,
+      previous: (replaced as VersionRow | null)?.id ?? null,
+    })
     deps.log.info(
       {
         dataset: spec.name,
