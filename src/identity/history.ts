@@ -13,6 +13,7 @@ import { resolveStoredPath } from '../db/paths.ts'
 import { daysBefore, daysBetween } from '../dates.ts'
 import type { Clock } from '../clock.ts'
 import type { Logger } from '../log.ts'
+import { AppError } from '../errors.ts'
 import { startWorker, siblingModule } from '../ingest/worker-module.ts'
 import { CONTACT_FIELDS, compareCensusFiles, hasDigests, type Comparison } from './compare.ts'
 
@@ -336,5 +337,32 @@ export async function afterCensusActivation(
     await recordCensusHistory(deps, activation)
   } catch (err) {
     deps.log.error({ err, version: activation.version }, 'identity history comparison failed')
+  }
+}
+
+/**
+ * A company's history page, or null when the USDOT number is neither in `census` (the caller's
+ * view) nor in the history.
+ */
+export function carrierHistory(
+  db: Sqlite,
+  dot: number,
+  inCensus: boolean,
+  channel: Channel,
+  q: { limit: number; cursor?: string | undefined },
+): {
+  dot_number: string
+  history_since: string | null
+  changes: ChangeJson[]
+  next_cursor: string | null
+} | null {
+  const cursor = q.cursor === undefined ? null : decodeCursor(q.cursor)
+  if (q.cursor !== undefined && !cursor)
+    throw new AppError('invalid_request', 'cursor is not one this API returned')
+  if (!inCensus && !hasHistory(db, dot, channel)) return null
+  return {
+    dot_number: String(dot),
+    history_since: historySince(db, channel),
+    ...changesPage(db, dot, { limit: q.limit, cursor, channel }),
   }
 }
