@@ -72,6 +72,7 @@ export const Env = z.object({
   WEBHOOK_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().positive().default(15_000)),
 
   CHECKS_RETENTION_YEARS: unsetIfEmpty(z.coerce.number().int().min(1).max(100).default(8)),
+  HISTORY_RETENTION_YEARS: unsetIfEmpty(z.coerce.number().int().min(1).max(100).default(3)),
 })
 export type Env = z.infer<typeof Env>
 
@@ -168,6 +169,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
     checks: { retentionYears: e.CHECKS_RETENTION_YEARS },
+    identity: { historyRetentionYears: e.HISTORY_RETENTION_YEARS },
   } as const
 }
 export type Config = ReturnType<typeof loadConfig>

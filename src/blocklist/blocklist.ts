@@ -28,6 +28,21 @@ export const BlocklistInput = z.strictObject({
 })
 export type BlocklistInput = z.infer<typeof BlocklistInput>
 
+/** A blocked-list entry from a form or arguments; a 400 naming the first field at fault. */
+export function parseBlocklistInput(input: unknown): BlocklistInput {
+  const r = BlocklistInput.safeParse(input)
+  if (r.success) return r.data
+  const issues = r.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }))
+  const first = issues[0]
+  throw new AppError(
+    'invalid_request',
+    first ? `${first.path}: ${first.message}` : 'invalid entry',
+    {
+      extra: { issues },
+    },
+  )
+}
+
 export const BlocklistEntryJson = z.object({
   id: z.string(),
   type: z.enum(BLOCKLIST_TYPES),

@@ -17,6 +17,7 @@ import { consoleContext, requireSession, sameOrigin, type Ctx } from './guard.ts
 import { keysRoutes } from './keys.tsx'
 import { Layout } from './layout.tsx'
 import { lookupRoutes } from './lookup.tsx'
+import { blocklistRoutes } from './blocklist.tsx'
 import { webhookRoutes } from './webhooks.tsx'
 
 function ErrorPage(props: { c: Ctx; status: number; message: string }) {
@@ -60,6 +61,7 @@ export function consoleRoutes(deps: Deps): Hono<ConsoleEnv> {
   webhookRoutes(app, deps)
   checksRoutes(app, deps)
   lookupRoutes(app, deps)
+  blocklistRoutes(app, deps)
   adminRoutes(app, deps)
   dataRoutes(app, deps)
   app.all('*', () => {
