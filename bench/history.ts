@@ -12,9 +12,8 @@
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
-import { CENSUS_COLUMNS, COMPANY_COLUMNS, censusInsertRow } from '../src/census/census.ts'
 import { identityDigest } from '../src/census/identity-digest.ts'
-import { readCsv } from '../src/ingest/csv.ts'
+import { IDENTITY_COLUMNS, identityFileFromCsv } from '../src/identity/census-file.ts'
 import { compareCensusFiles } from '../src/identity/compare.ts'
 
 const [csv, outDir = 'data/bench/history', fractionArg = '0.003'] = process.argv.slice(2)
@@ -25,37 +24,8 @@ const prevPath = join(outDir, 'prev.db')
 const nextPath = join(outDir, 'next.db')
 for (const p of [prevPath, nextPath]) rmSync(p, { force: true })
 
-const IDENTITY =
-  `legal_name dba_name phone cell_phone fax email phy_street phy_city phy_state phy_zip
-phy_country mail_street mail_city mail_state mail_zip mail_country officer_1 officer_2 status_code
-mcs150_date`.split(/\s+/)
-const at = IDENTITY.map((c) => COMPANY_COLUMNS.indexOf(c))
-
 const t0 = Date.now()
-const db = new Database(prevPath)
-db.pragma('journal_mode = OFF')
-db.pragma('synchronous = OFF')
-db.exec(`CREATE TABLE companies (dot_number INTEGER PRIMARY KEY, ${IDENTITY.map((c) => `${c} TEXT`).join(', ')}) STRICT;
-CREATE TABLE identity_digests (dot_number INTEGER PRIMARY KEY, digest INTEGER NOT NULL) STRICT;`)
-const insert = db.prepare(
-  `INSERT OR REPLACE INTO companies VALUES (?, ${IDENTITY.map(() => '?').join(', ')})`,
-)
-const insertDigest = db.prepare('INSERT OR REPLACE INTO identity_digests VALUES (?, ?)')
-let rows = 0
-db.exec('BEGIN')
-for await (const { fields } of readCsv(csv, { header: 'header', columns: CENSUS_COLUMNS })) {
-  const r = censusInsertRow(fields)
-  if (typeof r === 'string') continue
-  const [values, , digest] = r
-  insert.run(values[0], ...at.map((i) => values[i] ?? null))
-  insertDigest.run(values[0], digest)
-  if (++rows % 500_000 === 0) {
-    db.exec('COMMIT; BEGIN')
-    process.stderr.write(`${rows} rows\n`)
-  }
-}
-db.exec('COMMIT')
-db.close()
+const rows = await identityFileFromCsv(csv, prevPath, (n) => process.stderr.write(`${n} rows\n`))
 const loadSeconds = (Date.now() - t0) / 1000
 
 // the next day's census: a fraction of companies changed, some added, some gone
@@ -71,7 +41,7 @@ const dots = (
 const kinds = ['phone', 'email', 'officer_1', 'phy_street', 'mcs150_date'] as const
 const reDigest = next.prepare(`UPDATE identity_digests SET digest = ? WHERE dot_number = ?`)
 const select = next
-  .prepare(`SELECT ${IDENTITY.join(', ')} FROM companies WHERE dot_number = ?`)
+  .prepare(`SELECT ${IDENTITY_COLUMNS.join(', ')} FROM companies WHERE dot_number = ?`)
   .raw()
 next.exec('BEGIN')
 dots.slice(0, changed).forEach((dot, i) => {

@@ -102,6 +102,17 @@ describe('identity history', () => {
     expect(contactChangedDays(ctx.deps.db, B, '2026-12-04')).toBeNull()
     expect(recentChanges(ctx.deps.db, A, '2026-12-04', 90, 1)).toHaveLength(1)
     expect(recentChanges(ctx.deps.db, A, '2027-06-01')).toEqual([])
+    // over HTTP with a live key: billed one call; a vanished company still answers; unknown → 404 unbilled
+    const key = ctx.account('starter').key()
+    const used = () =>
+      ctx.deps.db.prepare('SELECT coalesce(sum(used), 0) AS n FROM usage_counters').get()
+    const res = await ctx.get(`/v1/carrier/${A}/history`, key)
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { changes: unknown[] }).changes).toHaveLength(2)
+    expect(used()).toEqual({ n: 1 })
+    expect((await ctx.get(`/v1/carrier/${C}/history`, key)).status).toBe(200)
+    expect((await ctx.get('/v1/carrier/3999999/history', key)).status).toBe(404)
+    expect(used()).toEqual({ n: 2 })
     // the sample channel has a history of its own
     expect(changesPage(ctx.deps.db, A, { limit: 10, channel: 'sample' }).changes).toEqual([])
   })
@@ -168,6 +179,45 @@ describe('identity history', () => {
       expect(r?.status).toBe('failed')
       if (r?.status === 'failed') expect(r.error).toMatch(/header/)
     }
+  })
+
+  test('the sample: the bundled census of two weeks before gives a contact changed last week, over HTTP too', async () => {
+    const [r] = await importDir(pipelineDeps(ctx.deps), 'data/sample', {
+      channel: 'sample',
+      trigger: 'test',
+      asOf: '2026-11-01',
+      only: ['census'],
+      signal: AbortSignal.timeout(30_000),
+    })
+    expect(r?.status).toBe('activated')
+    expect(historySince(ctx.deps.db, 'sample')).toBe('2026-10-18')
+    expect(historySince(ctx.deps.db, 'live')).toBeNull()
+    expect(changesPage(ctx.deps.db, 1000212, { limit: 10, channel: 'sample' }).changes).toEqual([
+      {
+        field: 'email',
+        from: 'office@ontimetransport.example',
+        to: 'dispatch@ontimetransport.example',
+        seen_at: '2026-10-25',
+      },
+      { field: 'phone', from: '+15595792120', to: '+15595790212', seen_at: '2026-10-25' },
+    ])
+    expect(contactChangedDays(ctx.deps.db, 1000212, '2026-11-01', 'sample')).toBe(7)
+    const key = ctx.account('starter').key('test')
+    const res = await ctx.get('/v1/carrier/1000212/history?limit=1', key)
+    expect(res.status).toBe(200)
+    const page = (await res.json()) as {
+      history_since: string
+      changes: unknown[]
+      next_cursor: string
+    }
+    expect(page).toMatchObject({ dot_number: '1000212', history_since: '2026-10-18' })
+    expect(page.changes).toHaveLength(1)
+    const rest = await ctx.get(`/v1/carrier/1000212/history?cursor=${page.next_cursor}`, key)
+    expect(((await rest.json()) as { changes: { field: string }[] }).changes).toEqual([
+      expect.objectContaining({ field: 'phone' }),
+    ])
+    expect((await ctx.get('/v1/carrier/1000213/history', key)).status).toBe(200)
+    expect((await ctx.get('/v1/carrier/1999999/history', key)).status).toBe(404)
   })
 
   test('the digest tells null from empty and shifted values apart', () => {

@@ -5,7 +5,11 @@
  * data date of the version that first showed it. Which versions were compared is recorded too
  * (`identity_comparisons`). docs/identity.md describes the rules (rollbacks, gaps, retention).
  */
-import { existsSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { CENSUS_FILE_ID } from '../census/census.ts'
+import { identityFileFromCsv } from './census-file.ts'
 import type { Sqlite } from '../db/open.ts'
 import { cached } from '../db/open.ts'
 import type { Channel } from '../db/names.ts'
@@ -127,6 +131,10 @@ export async function recordCensusHistory(
   const base =
     (last && last.to_version !== activation.version ? versionFile(deps, last.to_version) : null) ??
     (activation.previous !== activation.version ? versionFile(deps, activation.previous) : null)
+  if (!base && channel === 'sample') {
+    const bundled = await recordBundledPrevious(deps, activation, next)
+    if (bundled) return bundled
+  }
   const started = Date.now()
   let result: Comparison | null = null
   if (base && hasDigests(base.file) && hasDigests(next.file))
@@ -181,6 +189,86 @@ export async function recordCensusHistory(
     record.from_version === null ? 'identity history baseline' : 'identity history compared',
   )
   return record
+}
+
+/** The bundled sample's previous census is dated this many days before the sample. */
+export const SAMPLE_PREVIOUS_DAYS = 14
+/** and the sample's census stands for the one of this many days before it too */
+export const SAMPLE_SEEN_DAYS = 7
+
+/**
+ * The sample's first history: the bundled census of two weeks before (`previous/az4n-8mr2.csv`
+ * beside the sample's census) compared with the sample. The sample census stands for last
+ * week's census as well as today's, so its changes are seen a week before the sample's date: a
+ * contact changed last week is in the history from the first start. Null when no such file.
+ */
+async function recordBundledPrevious(
+  deps: HistoryDeps,
+  activation: CensusActivation,
+  next: VersionFile,
+): Promise<ComparisonRecord | null> {
+  const row = deps.db.prepare('SELECT files FROM dataset_versions WHERE id = ?').get(next.id) as
+    { files: string | null } | undefined
+  const inputs = row?.files
+    ? (JSON.parse(row.files) as { inputs?: Record<string, string> }).inputs
+    : undefined
+  const census = inputs?.[CENSUS_FILE_ID]
+  if (!census) return null
+  const previous = join(dirname(census), 'previous', `${CENSUS_FILE_ID}.csv`)
+  if (!existsSync(previous)) return null
+  const tmp = mkdtempSync(join(tmpdir(), 'cvk-history-'))
+  try {
+    const file = join(tmp, 'previous.db')
+    await identityFileFromCsv(previous, file)
+    const result = compareCensusFiles(next.file, file)
+    const fromAsOf = daysBefore(activation.asOf, SAMPLE_PREVIOUS_DAYS)
+    const seenAt = daysBefore(activation.asOf, SAMPLE_SEEN_DAYS)
+    const now = deps.clock().getTime()
+    return deps.db
+      .transaction((): ComparisonRecord => {
+        const insert = deps.db.prepare(
+          `INSERT INTO identity_comparisons (channel, from_version, to_version, from_as_of, to_as_of,
+           changed, added, removed, changes, seconds, compared_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
+        )
+        // the bundled census has no version row: version 0
+        insert.run(activation.channel, null, 0, null, fromAsOf, 0, 0, 0, 0, now)
+        const id = Number(
+          insert.run(
+            activation.channel,
+            0,
+            next.id,
+            fromAsOf,
+            activation.asOf,
+            result.changed,
+            result.added,
+            result.removed,
+            result.changes.length,
+            now,
+          ).lastInsertRowid,
+        )
+        const change = deps.db.prepare(
+          `INSERT INTO identity_changes (channel, dot_number, field, from_value, to_value, seen_at, comparison_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        )
+        for (const c of result.changes)
+          change.run(activation.channel, c.dot, c.field, c.from, c.to, seenAt, id)
+        return {
+          id,
+          channel: activation.channel,
+          from_version: 0,
+          to_version: next.id,
+          from_as_of: fromAsOf,
+          to_as_of: activation.asOf,
+          changed: result.changed,
+          added: result.added,
+          removed: result.removed,
+          changes: result.changes.length,
+        }
+      })
+      .immediate()
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+  }
 }
 
 /**
