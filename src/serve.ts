@@ -171,7 +171,12 @@ function readTls(tls: NonNullable<Config['tls']>): { cert: Buffer; key: Buffer }
 export const backgroundJobs = (deps: Deps, hooks: RunHooks = runHooks(deps)): Job[] =>
   createJobs(
     deps,
-    [maintenanceJobs, (d) => webhookJobs({ ...d, annotate: checksOnChange(d) }), checksJobs, identityJobs],
+    [
+      maintenanceJobs,
+      (d) => webhookJobs({ ...d, annotate: checksOnChange(d) }),
+      checksJobs,
+      identityJobs,
+    ],
     hooks,
   )
 

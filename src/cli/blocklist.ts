@@ -10,10 +10,8 @@ import {
 import type { Sqlite } from '../db/open.ts'
 import { Id, json, parse, table, UsageError, validateArgs, type CommandSpec } from './io.ts'
 
-const accountExists = (
-  db: { prepare(sql: string): { get(...a: unknown[]): unknown } },
-  id: number,
-) => db.prepare('SELECT 1 FROM accounts WHERE id = ?').get(id) !== undefined
+const accountExists = (db: Sqlite, id: number) =>
+  db.prepare('SELECT 1 FROM accounts WHERE id = ?').get(id) !== undefined
 
 export const blocklistCommands: CommandSpec[] = [
   {

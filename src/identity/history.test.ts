@@ -11,6 +11,7 @@ import { carrierRow, censusLine, writeCensus } from '../testing/census-fixture.t
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import {
   changesPage,
+  compareInWorker,
   contactChangedDays,
   decodeCursor,
   hasHistory,
@@ -115,6 +116,18 @@ describe('identity history', () => {
     expect(used()).toEqual({ n: 2 })
     // the sample channel has a history of its own
     expect(changesPage(ctx.deps.db, A, { limit: 10, channel: 'sample' }).changes).toEqual([])
+  })
+
+  test('a large census is compared in a worker thread, with the same result', async () => {
+    await importCensus(v1, '2026-11-20')
+    const first = activeVersion(ctx.deps.db, 'census', 'live')
+    await importCensus(v2, '2026-11-27')
+    const second = activeVersion(ctx.deps.db, 'census', 'live')
+    const file = (v: typeof first) => join(ctx.config.paths.dataDir, v?.path ?? '')
+    const inThread = await compareInWorker(file(second), file(first))
+    const inWorker = await compareInWorker(file(second), file(first), 0)
+    expect(inWorker).toEqual(inThread)
+    expect(inWorker.changes).toHaveLength(6)
   })
 
   test('pages newest first with a cursor', async () => {

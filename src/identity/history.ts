@@ -87,8 +87,12 @@ const COMPARE_THREAD_MIN_BYTES = 64 << 20
  * Runs the comparison in a worker thread (a large census): the main thread keeps serving
  * meanwhile.
  */
-function compareInWorker(nextPath: string, prevPath: string): Promise<Comparison> {
-  if (statSync(nextPath).size < COMPARE_THREAD_MIN_BYTES)
+export function compareInWorker(
+  nextPath: string,
+  prevPath: string,
+  minBytes = COMPARE_THREAD_MIN_BYTES,
+): Promise<Comparison> {
+  if (statSync(nextPath).size < minBytes)
     return Promise.resolve(compareCensusFiles(nextPath, prevPath))
   return new Promise((resolve, reject) => {
     const worker = startWorker(siblingModule('./compare-worker', import.meta.url), {
