@@ -14,9 +14,11 @@ import type { AppEnv } from './http/env.ts'
 import { notFound, onError, type KnownRoute } from './http/errors.ts'
 import type { RouteDoc } from './http/openapi.ts'
 import { requestContext } from './http/request-log.ts'
+import { blocklistEndpoint } from './http/routes/blocklist.ts'
 import { bondEndpoint } from './http/routes/bond.ts'
 import { brokerEndpoint } from './http/routes/broker.ts'
 import { carrierEndpoint } from './http/routes/carrier.ts'
+import { carrierHistoryEndpoint } from './http/routes/carrier-history.ts'
 import { checksCreateEndpoint } from './http/routes/checks-create.ts'
 import { checksGetEndpoint } from './http/routes/checks-get.ts'
 import { checksListEndpoint } from './http/routes/checks-list.ts'
@@ -37,6 +39,7 @@ export const BODY_LIMIT = 64 * 1024
 /** Endpoints that need an API key; served under /v1 and /api/v1 (paths relative to /v1). */
 const API_ENDPOINTS: readonly Endpoint[] = [
   carrierEndpoint,
+  carrierHistoryEndpoint,
   brokerEndpoint,
   bondEndpoint,
   verifyEndpoint,
@@ -48,6 +51,7 @@ const API_ENDPOINTS: readonly Endpoint[] = [
   checksOverrideEndpoint,
   contactVerificationsCreateEndpoint,
   contactVerificationsConfirmEndpoint,
+  blocklistEndpoint,
 ]
 
 /** Endpoints without a key, at the root: liveness, readiness, metrics, the API reference. */

@@ -112,6 +112,7 @@ export const Env = z.object({
       .pipe(z.string().regex(/^[0-9a-f]{64}$/, 'a key fingerprint: 64 hex digits'))
       .optional(),
   ),
+  HISTORY_RETENTION_YEARS: unsetIfEmpty(z.coerce.number().int().min(1).max(100).default(3)),
 })
 export type Env = z.infer<typeof Env>
 
@@ -229,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined>) {
       from: e.SMTP_FROM ?? null,
       timeoutMs: e.SMTP_TIMEOUT_MS,
     },
+    identity: { historyRetentionYears: e.HISTORY_RETENTION_YEARS },
   } as const
 }
 export type Config = ReturnType<typeof loadConfig>

@@ -10,6 +10,7 @@ import { serve as honoServe, type ServerType } from '@hono/node-server'
 import { createApp } from './app.ts'
 import { inflight } from './http/inflight.ts'
 import { checksJobs } from './jobs/checks.ts'
+import { identityJobs } from './jobs/identity.ts'
 import { checksOnChange } from './checks/monitor.ts'
 import { ConfigError, type Config } from './config.ts'
 import { createDeps } from './compose.ts'
@@ -205,6 +206,7 @@ export const backgroundJobs = (deps: Deps, hooks: RunHooks = runHooks(deps)): Jo
       (d) => webhookJobs({ ...d, annotate: checksOnChange(d) }),
       checksJobs,
       mailJobs,
+      identityJobs,
     ],
     hooks,
   )

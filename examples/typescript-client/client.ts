@@ -76,6 +76,10 @@ export async function tour(
     'getBroker',
     await api.GET('/v1/broker/{mc}', { params: { path: { mc }, query: { crosscheck: 'false' } } }),
   )
+  seen(
+    'getCarrierHistory',
+    await api.GET('/v1/carrier/{dot}/history', { params: { path: { dot }, query: { limit: 5 } } }),
+  )
   seen('getBond', await api.GET('/v1/bond/{dot}', { params: { path: { dot } } }))
   seen(
     'verifyBatch',
@@ -94,6 +98,17 @@ export async function tour(
       params: { path: { id: code.data.id } },
       body: { code: '000000' },
     }),
+  )
+
+  const entry = await api.POST('/v1/blocklist', {
+    body: { type: 'phone', value: '+1 305 555 0199', reason: 'double-brokered a load' },
+  })
+  seen('addBlocklistEntry', entry)
+  seen('listBlocklist', await api.GET('/v1/blocklist'))
+  if (!entry.data) throw new ApiError(entry.error)
+  seen(
+    'removeBlocklistEntry',
+    await api.DELETE('/v1/blocklist/{id}', { params: { path: { id: entry.data.id } } }),
   )
 
   const check = await api.POST('/v1/checks', { body: { dot, reference: 'TOUR-1' } })

@@ -10,6 +10,7 @@ import { startSearchBuild } from './search-build.ts'
 import { PairWordSample } from './search-index.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 import type { PriorRevokeJson, UsdotStatus } from './schema.ts'
+import { identityDigest, type IdentityValues } from './identity-digest.ts'
 
 export const CENSUS_FILE_ID = 'az4n-8mr2'
 
@@ -110,8 +111,9 @@ CREATE TABLE companies (
   fleet_owned INTEGER, fleet_leased INTEGER, hm_ind TEXT,
   safety_rating TEXT, safety_rating_date TEXT, review_date TEXT, review_type TEXT,
   cargo TEXT, passenger INTEGER, prior_revoke_flag TEXT, prior_revoke_dot INTEGER,
-  dockets TEXT
+  dockets TEXT, cell_phone TEXT, officer_1 TEXT, officer_2 TEXT
 ) STRICT;
+CREATE TABLE identity_digests (dot_number INTEGER PRIMARY KEY, digest INTEGER NOT NULL) STRICT;
 CREATE TABLE census_dockets (
   prefix TEXT NOT NULL, number INTEGER NOT NULL, dot_number INTEGER NOT NULL, status_code TEXT,
   PRIMARY KEY (prefix, number, dot_number)
@@ -151,12 +153,16 @@ add_date mcs150_date mcs150_mileage mcs150_mileage_year phone fax email phy_stre
 phy_zip phy_country mail_street mail_city mail_state mail_zip mail_country mail_undeliverable_date
 undeliv_phy power_units truck_units bus_units total_drivers total_cdl fleet_owned fleet_leased hm_ind
 safety_rating safety_rating_date review_date review_type cargo passenger prior_revoke_flag
-prior_revoke_dot dockets`.split(/\s+/)
+prior_revoke_dot dockets cell_phone officer_1 officer_2`.split(/\s+/)
 
-/** A parsed row ready to insert: companies values in COMPANY_COLUMNS order, and its dockets. */
+/**
+ * A parsed row ready to insert: companies values in COMPANY_COLUMNS order, its dockets, and the
+ * digest of its identity and contact fields (identity/fields.ts compares versions by it).
+ */
 export type CensusInsert = [
   values: (string | number | null)[],
   dockets: [string, number, string | null][],
+  digest: number,
 ]
 
 // column positions, looked up once (the row parser runs 4.5 million times a file)
@@ -201,6 +207,8 @@ const I = {
   passengers: col('CRGO_PASSENGERS'),
   priorFlag: col('PRIOR_REVOKE_FLAG'),
   priorDot: col('PRIOR_REVOKE_DOT_NUMBER'),
+  officer1: col('COMPANY_OFFICER_1'),
+  officer2: col('COMPANY_OFFICER_2'),
 }
 const DOCKET_COLS = [1, 2, 3].map((n) => ({
   prefix: col(`DOCKET${n}PREFIX`),
@@ -239,18 +247,14 @@ export function censusInsertRow(f: string[]): CensusInsert | string {
   }
   const rating = N.text(f[I.rating])?.toUpperCase().slice(0, 1) ?? null
   const busUnits = N.int(f[I.busUnits])
-  const values = [
-    dot,
+  const cell = N.phoneDigits(f[I.cell])
+  const officer1 = N.text(f[I.officer1])
+  const officer2 = N.text(f[I.officer2])
+  const identity: IdentityValues = [
     N.text(f[I.legal]),
     N.text(f[I.dba]),
-    upper(N.text(f[I.status])),
-    upper(N.text(f[I.operation])),
-    N.text(f[I.classdef]),
-    N.date(f[I.addDate]),
-    N.date(f[I.mcs150Date]),
-    N.int(f[I.mileage]),
-    N.int(f[I.mileageYear]),
-    N.phoneDigits(f[I.phone]) ?? N.phoneDigits(f[I.cell]),
+    N.phoneDigits(f[I.phone]) ?? cell,
+    cell,
     N.phoneDigits(f[I.fax]),
     N.email(f[I.email]),
     N.text(f[I.phyStreet]),
@@ -263,6 +267,36 @@ export function censusInsertRow(f: string[]): CensusInsert | string {
     N.text(f[I.mailState]),
     N.zip(f[I.mailZip]),
     upper(N.text(f[I.mailCountry])),
+    officer1,
+    officer2,
+    upper(N.text(f[I.status])),
+    N.date(f[I.mcs150Date]),
+  ]
+  const [legal, dba, phone, , fax, email, ps, pc, pst, pz, pco, ms, mc, mst, mz, mco] = identity
+  const values = [
+    dot,
+    legal,
+    dba,
+    identity[18],
+    upper(N.text(f[I.operation])),
+    N.text(f[I.classdef]),
+    N.date(f[I.addDate]),
+    identity[19],
+    N.int(f[I.mileage]),
+    N.int(f[I.mileageYear]),
+    phone,
+    fax,
+    email,
+    ps,
+    pc,
+    pst,
+    pz,
+    pco,
+    ms,
+    mc,
+    mst,
+    mz,
+    mco,
     N.date(f[I.mailUndDate]),
     upper(N.text(f[I.undelivPhy])),
     N.int(f[I.powerUnits]),
@@ -282,8 +316,11 @@ export function censusInsertRow(f: string[]): CensusInsert | string {
     N.text(f[I.priorFlag]),
     N.usdot(f[I.priorDot]),
     dockets.length ? JSON.stringify(dockets.map(([p, n]) => `${p}${n}`)) : null,
+    cell,
+    officer1,
+    officer2,
   ]
-  return [values, dockets]
+  return [values, dockets, identityDigest(identity)]
 }
 
 /** The distinct USDOTs seen, a bit each (USDOTs are at most 99,999,999: 12.5 MB at most). */
@@ -317,6 +354,9 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
   const insert = ctx.db.prepare(
     `INSERT OR REPLACE INTO companies (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`,
   )
+  const insertDigest = ctx.db.prepare(
+    'INSERT OR REPLACE INTO identity_digests (dot_number, digest) VALUES (?, ?)',
+  )
   const insertDocket = ctx.db.prepare(
     'INSERT OR IGNORE INTO census_dockets (prefix, number, dot_number, status_code) VALUES (?, ?, ?, ?)',
   )
@@ -335,9 +375,10 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
   const sample = new PairWordSample()
   const legalAt = keys.indexOf('legal_name')
   const dbaAt = keys.indexOf('dba_name')
-  await ctx.insertChunks(CENSUS_FILE_ID, parsed, ({ row: [values, dockets] }) => {
+  await ctx.insertChunks(CENSUS_FILE_ID, parsed, ({ row: [values, dockets, digest] }) => {
     const dot = values[0] as number
     insert.run(values)
+    insertDigest.run(dot, digest)
     for (const [p, n, s] of dockets) insertDocket.run(p, n, dot, s)
     const first = dots.add(dot)
     sample.add(dot, values[legalAt] as string | null, values[dbaAt] as string | null, first)
@@ -383,8 +424,9 @@ export const censusDataset: DatasetSpec = {
   schedule: 'daily',
   // file format 2: contentless search tiers with filter tags and summary columns;
   // 3: word-pair tags and search_pair_words (census/search-index.ts);
-  // 4: `sc<state>` tags of carriers, search_tag_kinds, first-word tags after leading punctuation
-  format: 4,
+  // 4: `sc<state>` tags of carriers, search_tag_kinds, first-word tags after leading punctuation;
+  // 5: cell_phone, officer_1, officer_2 and identity_digests (the history's comparison)
+  format: 5,
   minRowsRatio: 0.9,
   maxRejectRatio: 0.01,
   build: buildCensus,

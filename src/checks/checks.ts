@@ -167,7 +167,9 @@ export async function createCheck(
   const rules = [...evaluation.results, ...appliance]
   const names = namesOf(deps, caller)
   const runBy = actor.consoleUser ?? actor.runBy ?? req.run_by
-  const { crosscheck, ...record_ } = served as typeof served & { crosscheck?: Record<string, unknown> }
+  const { crosscheck, ...record_ } = served as typeof served & {
+    crosscheck?: Record<string, unknown>
+  }
   const doc: CheckDocument = {
     type: 'check',
     check_id: newId('chk'),

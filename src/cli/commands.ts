@@ -1,5 +1,6 @@
 /** Every CLI command, by name ("group sub" or a single word). */
 import { accountsCommands } from './accounts.ts'
+import { blocklistCommands } from './blocklist.ts'
 import { checksCommands } from './checks.ts'
 import { dataCommands } from './data.ts'
 import type { CommandSpec } from './io.ts'
@@ -26,4 +27,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...policyCommands,
   ...checksCommands,
   ...mailCommands,
+  ...blocklistCommands,
 ]

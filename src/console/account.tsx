@@ -20,6 +20,7 @@ export function accountNav(id: number): NavItem[] {
     { href: `${base}/watchlist`, label: 'Watchlist' },
     { href: `${base}/mail`, label: 'E-mail' },
     { href: `${base}/checks`, label: 'Checks' },
+    { href: `${base}/blocklist`, label: 'Blocked list' },
     { href: `${base}/lookup`, label: 'Lookup tester' },
   ]
 }

@@ -232,6 +232,27 @@ describe.runIf(available)('console in chromium', () => {
     await shot('checks-bad-filter')
   })
 
+  test('member: the blocked list (add with a field error, add, remove)', async () => {
+    await page.goto(`${base}/console/accounts/${acme}/blocklist`)
+    await page.getByLabel('Type').selectOption('vin')
+    await page.getByLabel('Value').fill('1M8GDM9A1KP042788')
+    await page.getByLabel('Reason').fill('stolen trailer')
+    await page.getByRole('button', { name: 'Add to blocked list' }).click()
+    await page.getByText(/value: the check digit/).waitFor()
+    await page.getByLabel('Type').selectOption('phone')
+    await page.getByLabel('Value').fill('(305) 555-0199')
+    await page.getByLabel('Reason').fill('double-brokered a load')
+    await page.getByRole('button', { name: 'Add to blocked list' }).click()
+    await page.getByText('Phone +13055550199 added.').waitFor()
+    expect(await page.getByRole('cell', { name: 'user:dispatch@acme.example' }).count()).toBe(1)
+    await shot('blocklist')
+    await page.getByRole('button', { name: 'Remove +13055550199' }).click()
+    await page.getByText('Nothing blocked.').waitFor()
+    // another account's blocked list is not this member's to see
+    const other404 = await page.goto(`${base}/console/accounts/${other}/blocklist`)
+    expect(other404?.status()).toBe(404)
+  })
+
   test('admin: accounts, data mirror, audit log', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.waitForURL(/sign-in/)

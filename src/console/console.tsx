@@ -18,6 +18,7 @@ import { keysRoutes } from './keys.tsx'
 import { Layout } from './layout.tsx'
 import { lookupRoutes } from './lookup.tsx'
 import { mailRoutes, unsubscribeRoutes } from './mail.tsx'
+import { blocklistRoutes } from './blocklist.tsx'
 import { webhookRoutes } from './webhooks.tsx'
 
 function ErrorPage(props: { c: Ctx; status: number; message: string }) {
@@ -68,6 +69,7 @@ export function consoleRoutes(deps: Deps): Hono<ConsoleEnv> {
   mailRoutes(app, deps)
   checksRoutes(app, deps)
   lookupRoutes(app, deps)
+  blocklistRoutes(app, deps)
   adminRoutes(app, deps)
   dataRoutes(app, deps)
   app.all('*', () => {

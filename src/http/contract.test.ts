@@ -28,6 +28,8 @@ let doc: Json
 let checkId = ''
 /** a contact verification made by the starter key in beforeAll (`{cv}` in a call's url) */
 let cvId = ''
+/** a blocked-list entry of the starter key's account (`{entry}` in a call's url) */
+let entryId = ''
 const keys: Record<
   'starter' | 'unscoped' | 'free' | 'suspended' | 'sandbox' | 'empty' | 'early',
   string
@@ -96,6 +98,12 @@ beforeAll(async () => {
       "INSERT INTO mail_suppressions (email, created_at) VALUES ('ops1000009@example.com', 0)",
     )
     .run()
+  const entry = await ctx.post(
+    '/v1/blocklist',
+    { type: 'usdot', value: '1000009', reason: 'contract' },
+    keys.starter,
+  )
+  entryId = ((await entry.json()) as { id: string }).id
 })
 afterAll(() => {
   ctx.close()
@@ -107,7 +115,7 @@ type Who = keyof typeof keys | null
 interface Call {
   /** documented path template */
   op: string
-  method: 'get' | 'post'
+  method: 'get' | 'post' | 'delete'
   url: string
   who: Who
   status: number
@@ -159,6 +167,19 @@ const CALLS: Call[] = [
   ...api('/v1/carrier/{dot}', '/v1/carrier/', [['starter', 400, 'abc']]),
   ...api('/v1/carrier/{dot}', '/v1/carrier/99999999', [['starter', 404]]),
   ...api('/api/v1/carrier/{dot}', '/api/v1/carrier/9000001', [['sandbox', 200]]),
+
+  ...api('/v1/carrier/{dot}/history', '/v1/carrier/', [
+    ['starter', 200, '1000002/history'],
+    ['starter', 200, '1000002/history?limit=5'],
+    ['starter', 400, 'abc/history'],
+    ['starter', 400, '1000002/history?limit=0'],
+    ['starter', 400, '1000002/history?cursor=nope'],
+    [null, 401, '1000002/history'],
+    ['suspended', 402, '1000002/history'],
+    ['starter', 404, '99999999/history'],
+    ['free', 429, '1000002/history'],
+  ]),
+  ...api('/api/v1/carrier/{dot}/history', '/api/v1/carrier/9000001/history', [['sandbox', 200]]),
 
   ...api('/v1/broker/{mc}', '/v1/broker/MC-100002', [
     ['starter', 200],
@@ -266,6 +287,7 @@ for (const [op, url] of [
   ['/v1/carrier/{dot}', '/v1/carrier/1000002'],
   ['/v1/broker/{mc}', '/v1/broker/MC-100002'],
   ['/v1/bond/{dot}', '/v1/bond/1000002'],
+  ['/v1/carrier/{dot}/history', '/v1/carrier/1000002/history'],
   ['/v1/search', '/v1/search?q=test'],
   ['/v1/equipment/{vin}', '/v1/equipment/1FUJGLDR0CLBP1234'],
   ['/v1/equipment', '/v1/equipment?plate=P123456&state=IL'],
@@ -415,6 +437,35 @@ CALLS.push(
   cvConfirm('starter', 413, { code: 'x'.repeat(70_000) }),
   cvConfirm('starter', 415, 'code=1', '{cv}', { 'content-type': 'text/plain' }),
 )
+const del = (url: string, who: Who, status: number): Call => ({
+  op: '/v1/blocklist/{id}',
+  method: 'delete',
+  url,
+  who,
+  status,
+})
+const ENTRY = { type: 'phone', value: '+1 305 555 0199', reason: 'double-brokered a load' }
+CALLS.push(
+  post('/v1/blocklist', '/v1/blocklist', 'starter', 201, ENTRY),
+  post('/v1/blocklist', '/v1/blocklist', 'starter', 409, { ...ENTRY, value: '(305) 555-0199' }),
+  post('/v1/blocklist', '/v1/blocklist', 'starter', 400, { ...ENTRY, type: 'vin', value: 'X' }),
+  post('/v1/blocklist', '/v1/blocklist', null, 401, ENTRY),
+  post('/v1/blocklist', '/v1/blocklist', 'suspended', 402, ENTRY),
+  post('/v1/blocklist', '/v1/blocklist', 'starter', 413, { ...ENTRY, reason: 'x'.repeat(70_000) }),
+  post('/v1/blocklist', '/v1/blocklist', 'starter', 415, 'type=phone', {
+    'content-type': 'text/plain',
+  }),
+  ...api('/v1/blocklist', '/v1/blocklist', [
+    ['starter', 200],
+    [null, 401],
+    ['suspended', 402],
+  ]),
+  del('/v1/blocklist/abc', 'starter', 400),
+  del('/v1/blocklist/{entry}', null, 401),
+  del('/v1/blocklist/{entry}', 'suspended', 402),
+  del('/v1/blocklist/{entry}', 'free', 404),
+  del('/v1/blocklist/{entry}', 'starter', 204),
+)
 
 const covered = new Set<string>()
 
@@ -437,11 +488,19 @@ describe('every endpoint, every documented status, validated against /openapi.js
   )('%s', async (_, call) => {
     const app = call.onEmpty ? empty : call.onEarly ? early : ctx
     const key = call.who ? keys[call.who] : undefined
-    const url = call.url.replace('{check}', checkId).replace('{cv}', cvId)
+    const url = call.url
+      .replace('{check}', checkId)
+      .replace('{cv}', cvId)
+      .replace('{entry}', entryId)
     const res =
       call.method === 'get'
         ? await app.get(url, key, call.headers)
-        : await app.post(url, call.body, key, call.headers)
+        : call.method === 'delete'
+          ? await app.app.request(url, {
+              method: 'DELETE',
+              headers: key ? { authorization: `Bearer ${key}` } : {},
+            })
+          : await app.post(url, call.body, key, call.headers)
     expect(res.status).toBe(call.status)
     const op = operation(call.op, call.method)
     const documented = (op.responses as Record<string, Json>)[String(res.status)]

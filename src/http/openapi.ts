@@ -33,7 +33,7 @@ export interface ResponseDoc {
 
 /** What a routes module publishes about one route. */
 export interface RouteDoc {
-  method: 'get' | 'post'
+  method: 'get' | 'post' | 'delete'
   /** OpenAPI form (`/v1/carrier/{dot}`); API routes are documented under /v1 only */
   path: string
   operationId: string
@@ -337,6 +337,7 @@ export const toOpenApiPath = (honoPath: string) =>
 const TAG_TEXT: Record<string, string> = {
   companies: 'Verification records by USDOT number, docket or batch',
   search: 'Find a company by name, USDOT or docket',
+  blocklist: "The account's own blocked identifiers (docs/identity.md)",
   checks: 'Stored, signed checks of a company against your vetting policy (docs/checks.md)',
   operations: 'Liveness, readiness, metrics and this reference (no key)',
 }

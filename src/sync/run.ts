@@ -12,6 +12,7 @@ import type { BuildStats, Channel, DatasetName } from '../db/names.ts'
 import type { Sqlite } from '../db/open.ts'
 import { enqueueEvent } from '../db/outbox.ts'
 import { resolveStoredPath } from '../db/paths.ts'
+import { afterCensusActivation } from '../identity/history.ts'
 import {
   activateVersion,
   activeVersion,
@@ -244,7 +245,7 @@ export async function runDataset(
     got.verify?.(stats, previous)
     signal.throwIfAborted()
     if (!lease.renew()) throw new Error('the dataset lease was taken over by another process')
-    activate(deps, spec, opts, {
+    await activate(deps, spec, opts, {
       version,
       stats,
       got,
@@ -381,7 +382,7 @@ async function buildVersion(
  * Activates a verified version with its `dataset.updated` event (live channel) in one
  * transaction, closes the run, makes it live in this process and tells the listener.
  */
-function activate(
+async function activate(
   deps: RunDeps,
   spec: DatasetSpec,
   opts: RunOptions,
@@ -393,7 +394,7 @@ function activate(
     asOf: string
     seconds: number
   },
-): void {
+): Promise<void> {
   const { version, stats, asOf, seconds } = a
   const now = () => deps.clock().getTime()
   let replaced: VersionRow | null = null
@@ -423,6 +424,13 @@ function activate(
     stats: { ...stats, seconds },
   })
   deps.datasets.reconcile()
+  await afterCensusActivation(deps, {
+    dataset: spec.name,
+    channel: opts.channel,
+    version: version.id,
+    asOf,
+    previous: (replaced as VersionRow | null)?.id ?? null,
+  })
   deps.log.info(
     {
       dataset: spec.name,

@@ -3,6 +3,7 @@
  * benchmarks. Files are named `<socrata id>.csv` (docs/data.md) and streamed with
  * backpressure, so memory stays flat at any size.
  */
+import { writePreviousCensus } from './sample-history.ts'
 import { mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { FILE_COLUMNS, FILE_IDS, FILE_KEYS, type FileKey } from './columns.ts'
@@ -92,7 +93,9 @@ export async function writeSampleDataset(
   opts: { seed?: number } = {},
 ): Promise<WriteResult> {
   const ctx = createContext(opts.seed ?? DEFAULT_SEED, 'sample')
-  return writeCompanies(dir, sampleCompanies(ctx), FILE_KEYS)
+  const result = await writeCompanies(dir, sampleCompanies(ctx), FILE_KEYS)
+  writePreviousCensus(dir)
+  return result
 }
 
 export interface ScaleOptions {

@@ -1,0 +1,51 @@
+/**
+ * A census file that holds only what the history's comparison reads (the identity columns of
+ * `companies` and `identity_digests`), built from a census CSV with the build's own row parser:
+ * the sample's bundled previous census (history.ts) and the comparison bench.
+ */
+import { CENSUS_COLUMNS, COMPANY_COLUMNS, censusInsertRow } from '../census/census.ts'
+import { openSqlite } from '../db/open.ts'
+import { readCsv } from '../ingest/csv.ts'
+
+export const IDENTITY_COLUMNS = `legal_name dba_name phone cell_phone fax email phy_street phy_city
+phy_state phy_zip phy_country mail_street mail_city mail_state mail_zip mail_country officer_1
+officer_2 status_code mcs150_date`.split(/\s+/)
+
+/** Writes `outPath` (a new file) from the census CSV at `csvPath`; returns the rows written. */
+export async function identityFileFromCsv(
+  csvPath: string,
+  outPath: string,
+  onRows?: (rows: number) => void,
+): Promise<number> {
+  const at = IDENTITY_COLUMNS.map((c) => COMPANY_COLUMNS.indexOf(c))
+  const db = openSqlite(outPath, 'readwrite')
+  try {
+    db.exec(`CREATE TABLE companies (dot_number INTEGER PRIMARY KEY,
+      ${IDENTITY_COLUMNS.map((c) => `${c} TEXT`).join(', ')}) STRICT;
+      CREATE TABLE identity_digests (dot_number INTEGER PRIMARY KEY, digest INTEGER NOT NULL) STRICT;`)
+    const insert = db.prepare(
+      `INSERT OR REPLACE INTO companies VALUES (?, ${IDENTITY_COLUMNS.map(() => '?').join(', ')})`,
+    )
+    const insertDigest = db.prepare('INSERT OR REPLACE INTO identity_digests VALUES (?, ?)')
+    let rows = 0
+    db.exec('BEGIN')
+    for await (const { fields } of readCsv(csvPath, {
+      header: 'header',
+      columns: CENSUS_COLUMNS,
+    })) {
+      const r = censusInsertRow(fields)
+      if (typeof r === 'string') continue
+      const [values, , digest] = r
+      insert.run(values[0], ...at.map((i) => values[i] ?? null))
+      insertDigest.run(values[0], digest)
+      if (++rows % 500_000 === 0) {
+        db.exec('COMMIT; BEGIN')
+        onRows?.(rows)
+      }
+    }
+    db.exec('COMMIT')
+    return rows
+  } finally {
+    db.close()
+  }
+}
