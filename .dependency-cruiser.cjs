@@ -14,6 +14,7 @@ const LAYERS = [
   ['trust', 'crosscheck'],
   ['carriers'],
   ['search', 'sync', 'webhooks', 'checks'],
+  ['onboarding'], // lists of companies checked as a job, through checks/
   ['http', 'cli', 'jobs', 'console'],
   ['app'], // createApp(deps): the HTTP composition
   ['serve'], // the composition root: config → deps → app → listen → jobs → shutdown

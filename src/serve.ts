@@ -9,6 +9,7 @@ import { serve as honoServe, type ServerType } from '@hono/node-server'
 import { createApp } from './app.ts'
 import { inflight } from './http/inflight.ts'
 import { checksJobs } from './jobs/checks.ts'
+import { onboardingJobs } from './jobs/onboarding.ts'
 import { checksOnChange } from './checks/monitor.ts'
 import { ConfigError, type Config } from './config.ts'
 import { createDeps, pipelineDeps, type Deps } from './deps.ts'
@@ -170,7 +171,12 @@ function readTls(tls: NonNullable<Config['tls']>): { cert: Buffer; key: Buffer }
 export const backgroundJobs = (deps: Deps, hooks: RunHooks = runHooks(deps)): Job[] =>
   createJobs(
     deps,
-    [maintenanceJobs, (d) => webhookJobs({ ...d, annotate: checksOnChange(d) }), checksJobs],
+    [
+      maintenanceJobs,
+      (d) => webhookJobs({ ...d, annotate: checksOnChange(d) }),
+      checksJobs,
+      onboardingJobs,
+    ],
     hooks,
   )
 

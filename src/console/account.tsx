@@ -19,6 +19,7 @@ export function accountNav(id: number): NavItem[] {
     { href: `${base}/webhooks`, label: 'Webhooks' },
     { href: `${base}/watchlist`, label: 'Watchlist' },
     { href: `${base}/checks`, label: 'Checks' },
+    { href: `${base}/onboarding`, label: 'Onboarding' },
     { href: `${base}/lookup`, label: 'Lookup tester' },
   ]
 }

@@ -17,6 +17,7 @@ import { consoleContext, requireSession, sameOrigin, type Ctx } from './guard.ts
 import { keysRoutes } from './keys.tsx'
 import { Layout } from './layout.tsx'
 import { lookupRoutes } from './lookup.tsx'
+import { onboardingRoutes } from './onboarding.tsx'
 import { webhookRoutes } from './webhooks.tsx'
 
 function ErrorPage(props: { c: Ctx; status: number; message: string }) {
@@ -59,6 +60,7 @@ export function consoleRoutes(deps: Deps): Hono<ConsoleEnv> {
   keysRoutes(app, deps)
   webhookRoutes(app, deps)
   checksRoutes(app, deps)
+  onboardingRoutes(app, deps)
   lookupRoutes(app, deps)
   adminRoutes(app, deps)
   dataRoutes(app, deps)
