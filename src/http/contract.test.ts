@@ -24,6 +24,8 @@ let empty: TestContext
 let doc: Json
 /** a check made by the starter key in beforeAll (`{check}` in a call's url) */
 let checkId = ''
+/** an onboarding of the sandbox key's account, made in beforeAll (`{onboarding}` in a url) */
+let onboardingId = ''
 const keys: Record<'starter' | 'free' | 'suspended' | 'sandbox' | 'empty', string> = {
   starter: '',
   free: '',
@@ -64,6 +66,12 @@ beforeAll(async () => {
     keys.starter,
   )
   checkId = ((await created.json()) as { check_id: string }).check_id
+  const onboarding = await ctx.post(
+    '/v1/onboarding',
+    { companies: [{ dot: '9000001' }] },
+    keys.sandbox,
+  )
+  onboardingId = ((await onboarding.json()) as { id: string }).id
 })
 afterAll(() => {
   ctx.close()
@@ -308,6 +316,27 @@ CALLS.push(
   post('/v1/checks/{id}/override', '/v1/checks/{check}/override', 'starter', 415, 'by=QA', {
     'content-type': 'text/plain',
   }),
+  // the first onboarding of the starter account is queued (no job runs here): the next is 409
+  post('/v1/onboarding', '/v1/onboarding', 'starter', 202, {
+    companies: [{ dot: '1000001', reference: 'C-1' }, { mc: 'MC-100002' }],
+  }),
+  post('/v1/onboarding', '/v1/onboarding', 'starter', 409, { companies: [{ dot: '1000002' }] }),
+  post('/v1/onboarding', '/v1/onboarding', 'starter', 400, { companies: [{ dot: 'x' }] }),
+  post('/v1/onboarding', '/v1/onboarding', null, 401, { companies: [{ dot: '1000001' }] }),
+  post('/v1/onboarding', '/v1/onboarding', 'suspended', 402, { companies: [{ dot: '1000001' }] }),
+  post('/v1/onboarding', '/v1/onboarding', 'starter', 413, {
+    companies: Array.from({ length: 10_001 }, (_, i) => ({ dot: String(i + 1) })),
+  }),
+  post('/v1/onboarding', '/v1/onboarding', 'starter', 415, 'dot\n1000001', {
+    'content-type': 'text/csv',
+  }),
+  ...api('/v1/onboarding/{id}', '/v1/onboarding/', [
+    ['sandbox', 200, '{onboarding}'],
+    ['sandbox', 400, 'not-an-id'],
+    [null, 401, '{onboarding}'],
+    ['suspended', 402, '{onboarding}'],
+    ['starter', 404, '{onboarding}'],
+  ]),
 )
 
 const covered = new Set<string>()
@@ -331,7 +360,7 @@ describe('every endpoint, every documented status, validated against /openapi.js
   )('%s', async (_, call) => {
     const app = call.onEmpty ? empty : ctx
     const key = call.who ? keys[call.who] : undefined
-    const url = call.url.replace('{check}', checkId)
+    const url = call.url.replace('{check}', checkId).replace('{onboarding}', onboardingId)
     const res =
       call.method === 'get'
         ? await app.get(url, key, call.headers)

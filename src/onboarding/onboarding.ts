@@ -96,7 +96,6 @@ function busy(id: string): AppError {
   return new AppError(
     'conflict',
     `Onboarding ${id} of this account is still running; one runs at a time (GET /v1/onboarding/${id})`,
-    { extra: { onboarding_id: id } },
   )
 }
 
@@ -117,8 +116,7 @@ export function createOnboarding(
       if (list.rows.length === 0)
         throw new AppError(
           'invalid_request',
-          `No row could be read (${list.rejected[0]?.reason ?? 'empty list'}); nothing was started`,
-          { extra: { rejected: list.rejected.slice(0, 100) } },
+          `No row could be read (row ${list.rejected[0]?.row ?? 1}: ${list.rejected[0]?.reason ?? 'empty list'}); nothing was started`,
         )
       const other = active(deps, who.accountId)
       if (other) throw busy(other)

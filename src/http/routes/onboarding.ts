@@ -34,7 +34,7 @@ const createDoc: RouteDoc = {
   tags: ['checks'],
   auth: true,
   billing:
-    'one call per company found, as POST /v1/checks, when its check is stored; rows not found, rejected or refused are not billed.',
+    'not billed itself; then one call per company found, when its check is stored (as POST /v1/checks). Rows not found or rejected and refused lists are not billed; a capped plan that reaches its quota stops the onboarding (`failed`, the rest not checked).',
   body: {
     name: 'OnboardingRequest',
     schema: OnboardingRequest,
