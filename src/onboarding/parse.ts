@@ -245,7 +245,8 @@ function build(items: readonly Item[], how: 'explicit' | 'auto'): ParsedList {
     if (given.trim() === '') return reject('no USDOT or MC number')
     const reference = item.reference?.trim().slice(0, MAX_REFERENCE) || null
     let id: Pick<OnboardingInput, 'kind' | 'value'> | string
-    if (item.dot !== undefined && how === 'explicit') {
+    // a docket in a USDOT column (`MC-123456`) is read as the docket it is
+    if (item.dot !== undefined && how === 'explicit' && !/^\s*(mc|ff|mx)\b/i.test(given)) {
       const r = DotParam.safeParse(given.replace(/^(us)?dot[\s#:-]*/i, ''))
       id = r.success
         ? { kind: 'dot', value: String(r.data) }
