@@ -117,7 +117,7 @@ describe('POST /v1/onboarding', () => {
   test('formulas, macros, junk, too many rows and oversized bodies are refused before anything is billed', async () => {
     const { account, key } = ctx.account('starter')
     const k = key()
-    const cases: [Promise<Response>, number, string][] = [
+    const cases: [Response | Promise<Response>, number, string][] = [
       [upload(k, 'f.xlsx', xlsx([['dot'], [{ formula: 'A1' }]])), 400, 'formula'],
       [upload(k, 'm.xlsx', xlsx([['dot'], [1000001]], { macro: true })), 415, 'macros'],
       [upload(k, 'j.xlsx', 'not a workbook'), 415, 'not a zip'],
