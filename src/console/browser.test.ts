@@ -209,7 +209,7 @@ describe.runIf(available)('console in chromium', () => {
         { length: 12 },
         (_, i) => `${1000001 + i},CARRIER-${String(i + 2).padStart(4, '0')}`,
       ),
-      'MC 12,CARRIER-0014',
+      '123456789,CARRIER-0014',
       '99999999,CARRIER-0015',
       '1000001,CARRIER-0016',
       ',CARRIER-0017',
