@@ -240,7 +240,8 @@ describe.runIf(available)('console in chromium', () => {
     expect(await table.getByRole('row').count()).toBe(15) // header + 14 rows
     expect(await table.getByRole('link', { name: /^chk_/ }).count()).toBe(13)
     expect(await table.textContent()).toContain('not found')
-    await page.screenshot({ path: '/tmp/onboarding-results.png', fullPage: true })
+    // also at a fixed name in the temp directory, for a look at the latest run
+    await page.screenshot({ path: join(tmpdir(), 'onboarding-results.png'), fullPage: true })
     await shot('onboarding-results')
 
     // each check link lands on the stored check in the account's checks

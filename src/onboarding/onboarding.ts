@@ -278,7 +278,7 @@ export function resultsCsv(deps: Deps, accountId: number, id: string): string {
       row: r.row,
       line: [
         String(r.row),
-        r.kind === 'mc' ? r.input : r.input,
+        r.input,
         r.reference,
         r.status,
         r.verdict,
