@@ -15,6 +15,7 @@ const LAYERS = [
   ['carriers'],
   ['compose'], // createDeps: the dependency bag with its ports (records assembled in process)
   ['search', 'sync', 'webhooks', 'checks', 'mail'],
+  ['onboarding'], // lists of companies checked as a job, through checks/
   ['http', 'cli', 'jobs', 'console'],
   ['app'], // createApp(deps): the HTTP composition
   ['serve'], // the composition root: config → deps → app → listen → jobs → shutdown

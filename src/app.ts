@@ -28,13 +28,21 @@ import { contactVerificationsCreateEndpoint } from './http/routes/contact-verifi
 import { docsEndpoint } from './http/routes/docs.ts'
 import type { Endpoint } from './http/routes/endpoint.ts'
 import { homeEndpoint } from './http/routes/home.ts'
+import { onboardingEndpoint } from './http/routes/onboarding.ts'
 import { opsEndpoint } from './http/routes/ops.ts'
 import { searchEndpoint } from './http/routes/search.ts'
 import { equipmentEndpoint } from './http/routes/equipment.ts'
 import { verifyEndpoint } from './http/routes/verify.ts'
+import { MAX_FILE_BYTES } from './onboarding/parse.ts'
 
 /** Largest accepted request body: a 100-item batch is far below it. */
 export const BODY_LIMIT = 64 * 1024
+
+/** Routes that take an onboarding list (a file upload or 10,000 companies as JSON). */
+const UPLOAD_ROUTES = /^(?:\/api)?\/v1\/onboarding\/?$|^\/console\/accounts\/\d+\/onboarding\/?$/
+
+/** Largest body of an upload route: the largest onboarding file and its multipart framing. */
+export const UPLOAD_LIMIT = MAX_FILE_BYTES + 64 * 1024
 
 /** Endpoints that need an API key; served under /v1 and /api/v1 (paths relative to /v1). */
 const API_ENDPOINTS: readonly Endpoint[] = [
@@ -52,6 +60,7 @@ const API_ENDPOINTS: readonly Endpoint[] = [
   contactVerificationsCreateEndpoint,
   contactVerificationsConfirmEndpoint,
   blocklistEndpoint,
+  onboardingEndpoint,
 ]
 
 /** Endpoints without a key, at the root: liveness, readiness, metrics, the API reference. */
@@ -80,9 +89,22 @@ export function createApp(deps: Deps) {
       throw new AppError('payload_too_large', `Request body must be at most ${BODY_LIMIT} bytes`)
     },
   })
+  const limitUpload = bodyLimit({
+    maxSize: UPLOAD_LIMIT,
+    onError: () => {
+      throw new AppError(
+        'payload_too_large',
+        `An upload must be at most ${MAX_FILE_BYTES} bytes (a list of up to 10,000 companies)`,
+      )
+    },
+  })
   // GET and HEAD bodies are never read; checking them would build a full web Request per lookup
   app.use((c, next) =>
-    c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitBody(c, next),
+    c.req.method === 'GET' || c.req.method === 'HEAD'
+      ? next()
+      : UPLOAD_ROUTES.test(c.req.path)
+        ? limitUpload(c, next)
+        : limitBody(c, next),
   )
   for (const e of OPEN_ENDPOINTS) app.route('/', e.routes(deps))
 

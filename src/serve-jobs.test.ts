@@ -54,7 +54,7 @@ describe('scheduled sync → watchlist comparison', () => {
   test('the server schedules the checks retention job and the watch monitor', () => {
     const names = backgroundJobs(ctx.deps).map((j) => j.name)
     expect(names).toEqual(
-      expect.arrayContaining(['checks:prune', 'watch:monitor', 'db:maintenance']),
+      expect.arrayContaining(['checks:prune', 'watch:monitor', 'db:maintenance', 'onboarding:run']),
     )
   })
 

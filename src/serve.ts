@@ -11,6 +11,7 @@ import { createApp } from './app.ts'
 import { inflight } from './http/inflight.ts'
 import { checksJobs } from './jobs/checks.ts'
 import { identityJobs } from './jobs/identity.ts'
+import { onboardingJobs } from './jobs/onboarding.ts'
 import { checksOnChange } from './checks/monitor.ts'
 import { ConfigError, type Config } from './config.ts'
 import { createDeps } from './compose.ts'
@@ -207,6 +208,7 @@ export const backgroundJobs = (deps: Deps, hooks: RunHooks = runHooks(deps)): Jo
       checksJobs,
       mailJobs,
       identityJobs,
+      onboardingJobs,
     ],
     hooks,
   )

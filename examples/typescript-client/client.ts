@@ -125,5 +125,16 @@ export async function tour(
       body: { by: 'QA', reason: 'known carrier', verdict: 'pass' },
     }),
   )
+
+  // a list of companies checked in the background (a CSV or XLSX upload works the same way)
+  const onboarding = await api.POST('/v1/onboarding', {
+    body: { companies: [{ dot, reference: 'TOUR-2' }, { mc }] },
+  })
+  seen('createOnboarding', onboarding)
+  if (!onboarding.data) throw new ApiError(onboarding.error)
+  seen(
+    'getOnboarding',
+    await api.GET('/v1/onboarding/{id}', { params: { path: { id: onboarding.data.id } } }),
+  )
   return calls
 }

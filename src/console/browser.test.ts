@@ -4,7 +4,7 @@
  * (docs/screenshots/, with UPDATE_SCREENSHOTS=1; else into a temp dir). Without /usr/bin/chromium the suite is skipped with a message — except in CI
  * (CI=true), where a missing browser fails.
  */
-import { existsSync, mkdtempSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { AddressInfo } from 'node:net'
@@ -13,6 +13,7 @@ import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { verifyKey } from '../keys/keys.ts'
 import { meter } from '../keys/usage.ts'
+import { runOnboardings } from '../onboarding/onboarding.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { startReceiver } from '../testing/webhook-receiver.ts'
 import { listAudit } from '../users/audit.ts'
@@ -251,6 +252,68 @@ describe.runIf(available)('console in chromium', () => {
     // another account's blocked list is not this member's to see
     const other404 = await page.goto(`${base}/console/accounts/${other}/blocklist`)
     expect(other404?.status()).toBe(404)
+  })
+
+  test('member: spreadsheet onboarding — upload, preview with unreadable rows, start, progress, results, CSV', async () => {
+    await page.goto(`${base}/console/accounts/${acme}`)
+    await page.getByRole('link', { name: 'Onboarding' }).click()
+    const csv = [
+      'USDOT Number,Reference',
+      '344554,CARRIER-0001',
+      ...Array.from(
+        { length: 12 },
+        (_, i) => `${1000001 + i},CARRIER-${String(i + 2).padStart(4, '0')}`,
+      ),
+      '123456789,CARRIER-0014',
+      '99999999,CARRIER-0015',
+      '1000001,CARRIER-0016',
+      ',CARRIER-0017',
+    ].join('\n')
+    await page.getByLabel('Spreadsheet (CSV or XLSX)').setInputFiles({
+      name: 'carriers.csv',
+      mimeType: 'text/csv',
+      buffer: Buffer.from(csv),
+    })
+    await page.getByRole('button', { name: 'Upload and preview' }).click()
+    await page.getByRole('heading', { name: 'Preview of carriers.csv' }).waitFor()
+    expect(await page.getByText('14 companies can be checked').isVisible()).toBe(true)
+    const rejected = page.getByRole('region', { name: /cannot be read/ })
+    expect(await rejected.getByRole('row').count()).toBe(4) // header + 3 rows
+    expect(await rejected.textContent()).toContain('duplicate of row 3')
+    expect(await rejected.textContent()).toContain('no USDOT or MC number')
+    await shot('onboarding-preview')
+
+    await page.getByRole('button', { name: 'Start onboarding' }).click()
+    const bar = page.getByRole('progressbar', { name: 'Onboarding progress' })
+    await bar.waitFor()
+    // the onboarding job (scheduled by the server every 2 s) works through the list
+    await runOnboardings(ctx.deps)
+    await page
+      .getByRole('heading', { name: 'Results of carriers.csv' })
+      .waitFor({ timeout: 10_000 })
+    const table = page.getByRole('table', { name: 'Results' })
+    expect(await table.getByRole('row').count()).toBe(15) // header + 14 rows
+    expect(await table.getByRole('link', { name: /^chk_/ }).count()).toBe(13)
+    expect(await table.textContent()).toContain('not found')
+    // also at a fixed name in the temp directory, for a look at the latest run
+    await page.screenshot({ path: join(tmpdir(), 'onboarding-results.png'), fullPage: true })
+    await shot('onboarding-results')
+
+    // each check link lands on the stored check in the account's checks
+    const first = table.getByRole('link', { name: /^chk_/ }).first()
+    const checkId = (await first.textContent()) ?? ''
+    await first.click()
+    await page.waitForURL(/\/checks\?dot=/)
+    expect(await page.locator(`tr[id="${checkId}"]`).count()).toBe(1)
+    await page.goBack()
+
+    const download = page.waitForEvent('download')
+    await page.getByRole('link', { name: 'Download results (CSV)' }).click()
+    const file = await (await download).path()
+    const lines = readFileSync(file, 'utf8').trim().split('\r\n')
+    expect(lines[0]).toBe('row,input,reference,status,verdict,reasons,check_id')
+    expect(lines).toHaveLength(1 + 14 + 3)
+    expect(lines.filter((l) => l.includes(',rejected,'))).toHaveLength(3)
   })
 
   test('admin: accounts, data mirror, audit log', async () => {

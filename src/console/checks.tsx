@@ -96,7 +96,7 @@ export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
             </thead>
             <tbody>
               {list.checks.map((k) => (
-                <tr>
+                <tr id={k.check_id}>
                   <td>{k.created_at.replace('T', ' ').slice(0, 19)}</td>
                   <td>
                     <a href={`/console/accounts/${account.id}/lookup?dot=${k.dot_number}`}>

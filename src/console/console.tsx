@@ -19,6 +19,7 @@ import { Layout } from './layout.tsx'
 import { lookupRoutes } from './lookup.tsx'
 import { mailRoutes, unsubscribeRoutes } from './mail.tsx'
 import { blocklistRoutes } from './blocklist.tsx'
+import { onboardingRoutes } from './onboarding.tsx'
 import { webhookRoutes } from './webhooks.tsx'
 
 function ErrorPage(props: { c: Ctx; status: number; message: string }) {
@@ -68,6 +69,7 @@ export function consoleRoutes(deps: Deps): Hono<ConsoleEnv> {
   webhookRoutes(app, deps)
   mailRoutes(app, deps)
   checksRoutes(app, deps)
+  onboardingRoutes(app, deps)
   lookupRoutes(app, deps)
   blocklistRoutes(app, deps)
   adminRoutes(app, deps)

@@ -172,6 +172,25 @@ describe('an upload over the size limit gets an answer the client can read (grac
     60_000,
   )
 
+  test.each([
+    ['chunked', true],
+    ['Content-Length', false],
+  ] as const)(
+    '50 MB to the upload route POST /v1/onboarding (%s): its own limit, a readable 413',
+    async (_, chunked) => {
+      const r = await upload({ chunked, size: MB50, key, path: '/v1/onboarding' })
+      expect(r.error).toBeNull()
+      expect(r.response).toMatch(/^HTTP\/1\.1 413 /)
+      const body = r.response.slice(r.response.indexOf('\r\n\r\n') + 4)
+      expect(JSON.parse(body)).toMatchObject({
+        status: 413,
+        code: 'payload_too_large',
+        error: expect.stringContaining('An upload must be at most') as string,
+      })
+    },
+    60_000,
+  )
+
   test('a body over the lingering bound is cut after the answer was sent', async () => {
     const r = await upload({ chunked: true, size: LINGER.bytes + 16 * 1024 * 1024, key })
     expect(r.response).toMatch(/^HTTP\/1\.1 413 [\s\S]*"code":"payload_too_large"/)

@@ -26,6 +26,8 @@ let early: TestContext
 let doc: Json
 /** a check made by the starter key in beforeAll (`{check}` in a call's url) */
 let checkId = ''
+/** an onboarding of the sandbox key's account, made in beforeAll (`{onboarding}` in a url) */
+let onboardingId = ''
 /** a contact verification made by the starter key in beforeAll (`{cv}` in a call's url) */
 let cvId = ''
 /** a blocked-list entry of the starter key's account (`{entry}` in a call's url) */
@@ -104,6 +106,12 @@ beforeAll(async () => {
     keys.starter,
   )
   entryId = ((await entry.json()) as { id: string }).id
+  const onboarding = await ctx.post(
+    '/v1/onboarding',
+    { companies: [{ dot: '9000001' }] },
+    keys.sandbox,
+  )
+  onboardingId = ((await onboarding.json()) as { id: string }).id
 })
 afterAll(() => {
   ctx.close()
@@ -395,6 +403,27 @@ CALLS.push(
   post('/v1/checks/{id}/override', '/v1/checks/{check}/override', 'starter', 415, 'by=QA', {
     'content-type': 'text/plain',
   }),
+  // the first onboarding of the starter account is queued (no job runs here): the next is 409
+  post('/v1/onboarding', '/v1/onboarding', 'starter', 202, {
+    companies: [{ dot: '1000001', reference: 'C-1' }, { mc: 'MC-100002' }],
+  }),
+  post('/v1/onboarding', '/v1/onboarding', 'starter', 409, { companies: [{ dot: '1000002' }] }),
+  post('/v1/onboarding', '/v1/onboarding', 'starter', 400, { companies: [{ dot: 'x' }] }),
+  post('/v1/onboarding', '/v1/onboarding', null, 401, { companies: [{ dot: '1000001' }] }),
+  post('/v1/onboarding', '/v1/onboarding', 'suspended', 402, { companies: [{ dot: '1000001' }] }),
+  post('/v1/onboarding', '/v1/onboarding', 'starter', 413, {
+    companies: Array.from({ length: 10_001 }, (_, i) => ({ dot: String(i + 1) })),
+  }),
+  post('/v1/onboarding', '/v1/onboarding', 'starter', 415, 'dot\n1000001', {
+    'content-type': 'text/csv',
+  }),
+  ...api('/v1/onboarding/{id}', '/v1/onboarding/', [
+    ['sandbox', 200, '{onboarding}'],
+    ['sandbox', 400, 'not-an-id'],
+    [null, 401, '{onboarding}'],
+    ['suspended', 402, '{onboarding}'],
+    ['starter', 404, '{onboarding}'],
+  ]),
 )
 
 const cvCreate = (who: Who, status: number, body: unknown, headers?: Record<string, string>) =>
@@ -492,6 +521,7 @@ describe('every endpoint, every documented status, validated against /openapi.js
       .replace('{check}', checkId)
       .replace('{cv}', cvId)
       .replace('{entry}', entryId)
+      .replace('{onboarding}', onboardingId)
     const res =
       call.method === 'get'
         ? await app.get(url, key, call.headers)

@@ -203,8 +203,8 @@ describe('GET /openapi.json', () => {
     for (const { path, op } of operations()) {
       if (!path.startsWith('/v1/')) continue
       const responses = op.responses as Record<string, Json>
-      const ok = responses['200'] ?? responses['201'] ?? responses['204']
-      expect(ok, `${path} 200, 201 or 204`).toBeDefined()
+      const ok = responses['200'] ?? responses['201'] ?? responses['202'] ?? responses['204']
+      expect(ok, `${path} 200, 201, 202 or 204`).toBeDefined()
       for (const s of ['401', '402']) expect(responses[s], `${path} ${s}`).toBeDefined()
       // reading stored checks (GET /v1/checks…, overrides) is documented as not billed
       if (String(op.description).includes('**Billing:** not billed')) continue

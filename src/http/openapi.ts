@@ -47,7 +47,14 @@ export interface RouteDoc {
   params?: readonly ParamDoc[]
   /** each key of the object becomes a query parameter */
   query?: z.ZodObject
-  body?: { name: string; schema: z.ZodType; description: string; example?: unknown }
+  body?: {
+    name: string
+    schema: z.ZodType
+    description: string
+    example?: unknown
+    /** also accepted as `multipart/form-data` with one file in this field */
+    upload?: { field: string; description: string }
+  }
   responses: Readonly<Record<number, ResponseDoc>>
   /** error codes the route can answer with (grouped by status in the document) */
   errors: readonly ErrorCode[]
@@ -256,6 +263,23 @@ function operationOf(r: RouteDoc): Json {
                 schema: { $ref: SCHEMA_URI(r.body.name) },
                 ...(r.body.example === undefined ? {} : { example: r.body.example }),
               },
+              ...(r.body.upload
+                ? {
+                    'multipart/form-data': {
+                      schema: {
+                        type: 'object',
+                        required: [r.body.upload.field],
+                        properties: {
+                          [r.body.upload.field]: {
+                            type: 'string',
+                            format: 'binary',
+                            description: r.body.upload.description,
+                          },
+                        },
+                      },
+                    },
+                  }
+                : {}),
             },
           },
         }
