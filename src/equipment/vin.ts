@@ -1,8 +1,11 @@
 /**
- * VINs, plates and roadside names as the equipment dataset keys them (FMCSA-DATA.md §11,
- * docs/equipment.md): normalisation, the 49 CFR 565 check digit, the model year, placeholders.
+ * VINs, plates and roadside names as the equipment dataset keys them (docs/equipment.md):
+ * normalisation, the 49 CFR 565 check digit (fields.ts), the model year, placeholders.
  * Pure functions: the build, the lookups and the route use the same ones.
  */
+import { vinCheckDigit } from '../fields.ts'
+
+export { vinCheckDigit }
 
 /** A VIN as written at the roadside, reduced to its characters: upper case, no spaces, dashes or dots. */
 export function normalizeVin(raw: string | null | undefined): string {
@@ -10,50 +13,6 @@ export function normalizeVin(raw: string | null | undefined): string {
 }
 
 export type VinStatus = 'valid' | 'invalid'
-
-/** 49 CFR 565.15 transliteration of letters (I, O and Q are never used). */
-const LETTER_VALUE: Readonly<Record<string, number>> = {
-  A: 1,
-  B: 2,
-  C: 3,
-  D: 4,
-  E: 5,
-  F: 6,
-  G: 7,
-  H: 8,
-  J: 1,
-  K: 2,
-  L: 3,
-  M: 4,
-  N: 5,
-  P: 7,
-  R: 9,
-  S: 2,
-  T: 3,
-  U: 4,
-  V: 5,
-  W: 6,
-  X: 7,
-  Y: 8,
-  Z: 9,
-}
-/** position weights 1–17; position 9 (the check digit itself) weighs 0 */
-const WEIGHTS = [8, 7, 6, 5, 4, 3, 2, 10, 0, 9, 8, 7, 6, 5, 4, 3, 2]
-
-const VIN_SHAPE = /^[A-HJ-NPR-Z0-9]{17}$/
-
-/** The check digit (`0`–`9` or `X`) a 17-character VIN must carry at position 9, or null. */
-export function vinCheckDigit(vin: string): string | null {
-  if (!VIN_SHAPE.test(vin)) return null
-  let sum = 0
-  for (let i = 0; i < 17; i++) {
-    const ch = vin[i] as string
-    const v = ch >= '0' && ch <= '9' ? ch.charCodeAt(0) - 48 : (LETTER_VALUE[ch] ?? 0)
-    sum += v * (WEIGHTS[i] as number)
-  }
-  const r = sum % 11
-  return r === 10 ? 'X' : String(r)
-}
 
 /** Words written in the VIN field when there is no VIN. */
 const PLACEHOLDER_WORDS = new Set(['UNKNOWN', 'UNK', 'NONE', 'NA', 'NOVIN', 'NOTAVAILABLE'])
