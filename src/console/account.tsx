@@ -21,6 +21,7 @@ export function accountNav(id: number): NavItem[] {
     { href: `${base}/mail`, label: 'E-mail' },
     { href: `${base}/checks`, label: 'Checks' },
     { href: `${base}/lookup`, label: 'Lookup tester' },
+    { href: `${base}/equipment`, label: 'Equipment' },
   ]
 }
 
