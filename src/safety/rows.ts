@@ -316,7 +316,12 @@ const DQ_SECTIONS: Record<DqFamily, readonly string[]> = {
 /** The driver-qualification family of a `Viol_Code` (its index in DQ_FAMILIES), or -1. */
 export function dqFamily(code: string | undefined): number {
   if (code === undefined) return -1
-  const base = (code.toUpperCase().replace(/[\s.()]/g, '').split('-')[0] ?? '').trim()
+  const base = (
+    code
+      .toUpperCase()
+      .replace(/[\s.()]/g, '')
+      .split('-')[0] ?? ''
+  ).trim()
   if (base === '') return -1
   for (let i = 0; i < DQ_FAMILIES.length; i++) {
     for (const s of DQ_SECTIONS[DQ_FAMILIES[i] as DqFamily])

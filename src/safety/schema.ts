@@ -30,7 +30,10 @@ export const ElpOosJson = z
 export type ElpOosJson = z.infer<typeof ElpOosJson>
 
 const dqCount = (what: string) =>
-  z.number().int().meta({ description: `${what}, violations cited in the window` })
+  z
+    .number()
+    .int()
+    .meta({ description: `${what}, violations cited in the window` })
 
 export const DriverQualificationJson = z
   .object({
