@@ -14,7 +14,7 @@ import { DAY } from '../clock.ts'
 import { dayToIso, isoToDay } from '../dates.ts'
 import { openSqlite } from '../db/open.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
-import { rowBatches } from './read-file.ts'
+import { feed, interleave, rowBatches } from './read-file.ts'
 import { vinStatus } from './vin.ts'
 
 export const EQUIPMENT_FILES = {
@@ -121,60 +121,86 @@ async function readInputs(ctx: BuildContext, asOfDay: number): Promise<number> {
   const unitSql = 'INSERT INTO scratch.unit VALUES (?, ?, ?, ?, ?, ?)'
   const addUnit = db.prepare(unitSql)
 
-  // MCMIS inspections first: they carry the officer-written name, and are the newer copy
+  // two files at a time, each parsed by its own worker while this thread inserts whatever is
+  // ready: the MCMIS inspections with the units, then the SMS inspections with the crashes. The
+  // MCMIS inspections come before the SMS ones: they carry the officer-written name, and are the
+  // newer copy of an inspection in both
   const mcmis = input(EQUIPMENT_FILES.mcmisInspection)
+  const unitsPath = input(EQUIPMENT_FILES.mcmisUnits)
+  const first: AsyncIterable<readonly (() => void)[]>[] = []
   if (mcmis) {
     const id = EQUIPMENT_FILES.mcmisInspection
     const put = db.prepare('INSERT OR REPLACE INTO scratch.insp VALUES (?, ?, ?, ?, ?)')
-    await ctx.insertChunks(id, rowBatches(ctx, id, mcmis, 'mcmisInspectionRow'), (r) => {
-      seen(r[2])
-      if (!old(r[2])) put.run(r)
-      ctx.accept(id)
-    })
+    first.push(
+      feed({
+        batches: rowBatches(ctx, id, mcmis, 'mcmisInspectionRow'),
+        row: (r) => {
+          seen(r[2])
+          if (!old(r[2])) put.run(r)
+          ctx.accept(id)
+        },
+      }),
+    )
   } else ctx.note(`equipment.${EQUIPMENT_FILES.mcmisInspection}.not_supplied`)
+  let empty = 0
+  if (unitsPath) {
+    const id = EQUIPMENT_FILES.mcmisUnits
+    first.push(
+      feed({
+        batches: rowBatches(ctx, id, unitsPath, 'mcmisUnitRow'),
+        row: (r) => {
+          const [inspId, u] = r
+          if (u) addUnit.run(inspId, ...u)
+          else empty++
+          ctx.accept(id)
+        },
+      }),
+    )
+  } else ctx.note(`equipment.${EQUIPMENT_FILES.mcmisUnits}.not_supplied`)
+  if (first.length)
+    await ctx.insertChunks(
+      mcmis ? EQUIPMENT_FILES.mcmisInspection : EQUIPMENT_FILES.mcmisUnits,
+      interleave(first),
+      (thunk) => thunk(),
+    )
+  if (empty) ctx.note('equipment.unit.no_vin_or_plate', empty)
 
   const smsPath = input(EQUIPMENT_FILES.smsInspection)
   if (!smsPath) throw new Error(`SMS file ${EQUIPMENT_FILES.smsInspection} is missing`)
-  {
-    const id = EQUIPMENT_FILES.smsInspection
-    const put = db.prepare('INSERT OR IGNORE INTO scratch.insp VALUES (?, ?, ?, ?, NULL)')
-    let both = 0
-    await ctx.insertChunks(id, rowBatches(ctx, id, smsPath, 'smsUnitsRow'), (r) => {
-      const [inspId, dot, day, state, units] = r
-      seen(day)
-      ctx.accept(id)
-      if (old(day)) return
-      if (put.run(inspId, dot, day, state).changes === 0) both++
-      for (const u of units) addUnit.run(inspId, ...u)
-    })
-    if (both) ctx.note('equipment.inspection.in_sms_and_mcmis', both)
-  }
-
-  const unitsPath = input(EQUIPMENT_FILES.mcmisUnits)
-  if (unitsPath) {
-    const id = EQUIPMENT_FILES.mcmisUnits
-    let empty = 0
-    await ctx.insertChunks(id, rowBatches(ctx, id, unitsPath, 'mcmisUnitRow'), (r) => {
-      const [inspId, u] = r
-      if (u) addUnit.run(inspId, ...u)
-      else empty++
-      ctx.accept(id)
-    })
-    if (empty) ctx.note('equipment.unit.no_vin_or_plate', empty)
-  } else ctx.note(`equipment.${EQUIPMENT_FILES.mcmisUnits}.not_supplied`)
-
   const crashPath = input(EQUIPMENT_FILES.smsCrash)
   if (!crashPath) throw new Error(`SMS file ${EQUIPMENT_FILES.smsCrash} is missing`)
-  {
-    const id = EQUIPMENT_FILES.smsCrash
-    const put = db.prepare('INSERT INTO scratch.crash VALUES (?, ?, ?, ?, ?, ?)')
-    await ctx.insertChunks(id, rowBatches(ctx, id, crashPath, 'crashUnitRow'), (r) => {
-      const [dot, day, key, u] = r
-      seen(day)
-      if (u && !old(day)) put.run(dot, day, key, u[0], u[1], u[2])
-      ctx.accept(id)
-    })
-  }
+  const smsId = EQUIPMENT_FILES.smsInspection
+  const putSms = db.prepare('INSERT OR IGNORE INTO scratch.insp VALUES (?, ?, ?, ?, NULL)')
+  let both = 0
+  const crashId = EQUIPMENT_FILES.smsCrash
+  const putCrash = db.prepare('INSERT INTO scratch.crash VALUES (?, ?, ?, ?, ?, ?)')
+  await ctx.insertChunks(
+    smsId,
+    interleave([
+      feed({
+        batches: rowBatches(ctx, smsId, smsPath, 'smsUnitsRow'),
+        row: (r) => {
+          const [inspId, dot, day, state, units] = r
+          seen(day)
+          ctx.accept(smsId)
+          if (old(day)) return
+          if (putSms.run(inspId, dot, day, state).changes === 0) both++
+          for (const u of units) addUnit.run(inspId, ...u)
+        },
+      }),
+      feed({
+        batches: rowBatches(ctx, crashId, crashPath, 'crashUnitRow'),
+        row: (r) => {
+          const [dot, day, key, u] = r
+          seen(day)
+          if (u && !old(day)) putCrash.run(dot, day, key, u[0], u[1], u[2])
+          ctx.accept(crashId)
+        },
+      }),
+    ]),
+    (thunk) => thunk(),
+  )
+  if (both) ctx.note('equipment.inspection.in_sms_and_mcmis', both)
   if (dropped) ctx.note('equipment.event.before_window', dropped)
   return maxDay
 }
