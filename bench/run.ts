@@ -94,7 +94,7 @@ function runImport(dataDir: string, inDir: string, only?: string) {
     /** CPU seconds of the importing process, all its threads */
     cpuSeconds: number
     maxRssMb: number
-    results: { dataset: string; rows: number; rejects: number }[]
+    results: { dataset: string; rows: number; rejects: number; phases?: Record<string, number> }[]
     /** seconds per build phase, when the importer reports them */
     phases?: Record<string, number>
   }
@@ -451,12 +451,22 @@ async function main() {
     censusSeconds = imp.seconds
     log(importLine('census import', imp, 'census'))
   }
-  // the equipment dataset alone (VINs, plates and roadside names from four safety files): its
-  // build time and size on disk, then random VIN lookups against it
+  // the equipment dataset (VINs, plates and roadside names from four safety files) beside the
+  // census (live keys read the mirror only once a live census is there): its build time, phases
+  // and size on disk, then random VIN lookups against it
   const equipmentDir = join(root, `data-equipment-${censusRows}`)
   if (!reuse(equipmentDir)) {
-    const imp = runImport(equipmentDir, filesDir, 'equipment')
-    log(importLine('equipment import', imp, 'equipment'))
+    const imp = runImport(equipmentDir, filesDir, 'census,equipment')
+    const r = imp.results.find((x) => x.dataset === 'equipment')
+    const p = r?.phases ?? {}
+    log(
+      `equipment build: ${fmt(r?.rows ?? 0)} rows read in ${(p.total ?? 0).toFixed(1)} s (${(p['total.cpu'] ?? 0).toFixed(1)} CPU-s in the building thread; census and equipment import peak RSS ${imp.maxRssMb} MB); phases ${Object.entries(
+        p,
+      )
+        .filter(([k]) => !k.endsWith('.cpu'))
+        .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
+        .join(', ')}`,
+    )
   }
   const equipmentFile = activeFile(equipmentDir, 'equipment')
   const equipment = equipmentFile ? equipmentFacts(equipmentFile, 200_000) : null
@@ -697,7 +707,7 @@ async function main() {
     )
 
     // equipment lookups: on this server when it serves the equipment dataset (every dataset
-    // loaded), else on a server over the equipment-only data directory below
+    // loaded), else on a server over the census and equipment data directory below
     if (activeFiles.some((f) => f.dataset === 'equipment'))
       await equipmentLoad('equipment lookup', { server, url, auth }, equipment?.sample ?? [])
 
@@ -747,8 +757,8 @@ async function main() {
   if (equipment && !activeFilesOf(dataDir).includes('equipment')) {
     const api = await startApi(equipmentDir)
     try {
-      log(`serving RSS at start (equipment only): ${rssNowMb(api.server.pid)} MB`)
-      await equipmentLoad('equipment lookup (equipment-only server)', api, equipment.sample)
+      log(`serving RSS at start (census and equipment): ${rssNowMb(api.server.pid)} MB`)
+      await equipmentLoad('equipment lookup (census and equipment server)', api, equipment.sample)
     } finally {
       api.server.kill('SIGTERM')
     }
