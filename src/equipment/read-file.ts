@@ -90,6 +90,6 @@ export async function* interleave(
     }
   } finally {
     // a feed still pending is stopped: its generator's cleanup ends its worker
-    await Promise.allSettled([...pending.keys()].map((i) => its[i]?.return?.()))
+    await Promise.allSettled([...pending.keys()].map(async (i) => its[i]?.return?.()))
   }
 }
