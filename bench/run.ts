@@ -5,7 +5,7 @@
  * Servers and load generators are separate processes on 127.0.0.1; every run stops by itself.
  */
 import { spawn, spawnSync, execFileSync, type ChildProcess } from 'node:child_process'
-import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs'
+import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { isAbsolute, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -94,7 +94,7 @@ function runImport(dataDir: string, inDir: string, only?: string) {
     /** CPU seconds of the importing process, all its threads */
     cpuSeconds: number
     maxRssMb: number
-    results: { dataset: string; rows: number; rejects: number }[]
+    results: { dataset: string; rows: number; rejects: number; phases?: Record<string, number> }[]
     /** seconds per build phase, when the importer reports them */
     phases?: Record<string, number>
   }
@@ -352,6 +352,74 @@ function importLine(label: string, imp: ReturnType<typeof runImport>, dataset: s
   return `${label}: ${fmt(r?.rows ?? 0)} rows in ${imp.seconds.toFixed(1)} s = ${fmt(Math.round((r?.rows ?? 0) / imp.seconds))} rows/s, ${imp.cpuSeconds.toFixed(1)} CPU-s (${(imp.cpuSeconds / imp.seconds).toFixed(2)} cores), peak RSS ${imp.maxRssMb} MB${phases}`
 }
 
+/** The active file of a dataset in a data directory (null when none is active). */
+function activeFile(dataDir: string, dataset: string): string | null {
+  const appDb = new Database(join(dataDir, 'app.db'), { readonly: true })
+  try {
+    const row = appDb
+      .prepare(
+        "SELECT path FROM dataset_versions WHERE channel = 'live' AND status = 'active' AND dataset = ?",
+      )
+      .get(dataset) as { path: string } | undefined
+    return row ? (isAbsolute(row.path) ? row.path : join(dataDir, row.path)) : null
+  } finally {
+    appDb.close()
+  }
+}
+
+/** The datasets active in a data directory. */
+function activeFilesOf(dataDir: string): string[] {
+  const appDb = new Database(join(dataDir, 'app.db'), { readonly: true })
+  try {
+    return appDb
+      .prepare("SELECT dataset FROM dataset_versions WHERE channel = 'live' AND status = 'active'")
+      .pluck()
+      .all() as string[]
+  } finally {
+    appDb.close()
+  }
+}
+
+/** Up to `limit` VINs of a built equipment file, drawn at random, with its size and counts. */
+function equipmentFacts(file: string, limit: number) {
+  const db = new Database(file, { readonly: true })
+  try {
+    const count = (sql: string) => (db.prepare(sql).pluck().get() as number) ?? 0
+    return {
+      bytes: statSync(file).size,
+      vins: count('SELECT count(*) FROM vins'),
+      validVins: count('SELECT count(*) FROM vins WHERE valid = 1'),
+      vinCarriers: count('SELECT count(*) FROM vin_carriers'),
+      plates: count('SELECT count(*) FROM plates'),
+      carriers: count('SELECT count(*) FROM carrier_equipment'),
+      sample: db
+        .prepare('SELECT vin FROM vins ORDER BY random() LIMIT ?')
+        .pluck()
+        .all(limit) as string[],
+    }
+  } finally {
+    db.close()
+  }
+}
+
+/** GET /v1/equipment/{vin} over random VINs of the built dataset, after a warm-up. */
+async function equipmentLoad(
+  label: string,
+  api: { url: string; auth: Record<string, string>; server: ChildProcess },
+  vins: readonly string[],
+) {
+  if (vins.length === 0) {
+    log(`${label}: no VIN in the dataset`)
+    return
+  }
+  const paths = () => `/v1/equipment/${vins[Math.floor(Math.random() * vins.length)]}`
+  await load(api.url, { paths, headers: api.auth }, Math.min(jitWarmup, 10))
+  const r = await load(api.url, { paths, headers: api.auth, cpuOf: api.server })
+  log(
+    `${label} GET /v1/equipment/{vin}, random VINs (${fmt(vins.length)} drawn, ${connections} connections): ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors} (${r.codes}), server CPU ${r.cpuUs} µs/request${memOf(api.server.pid)}`,
+  )
+}
+
 async function main() {
   const benchStarted = performance.now()
   log(
@@ -383,6 +451,29 @@ async function main() {
     censusSeconds = imp.seconds
     log(importLine('census import', imp, 'census'))
   }
+  // the equipment dataset (VINs, plates and roadside names from four safety files) beside the
+  // census (live keys read the mirror only once a live census is there): its build time, phases
+  // and size on disk, then random VIN lookups against it
+  const equipmentDir = join(root, `data-equipment-${censusRows}`)
+  if (!reuse(equipmentDir)) {
+    const imp = runImport(equipmentDir, filesDir, 'census,equipment')
+    const r = imp.results.find((x) => x.dataset === 'equipment')
+    const p = r?.phases ?? {}
+    log(
+      `equipment build: ${fmt(r?.rows ?? 0)} rows read in ${(p.total ?? 0).toFixed(1)} s (${(p['total.cpu'] ?? 0).toFixed(1)} CPU-s in the building thread; census and equipment import peak RSS ${imp.maxRssMb} MB); phases ${Object.entries(
+        p,
+      )
+        .filter(([k]) => !k.endsWith('.cpu'))
+        .map(([k, v]) => `${k} ${v.toFixed(1)} s`)
+        .join(', ')}`,
+    )
+  }
+  const equipmentFile = activeFile(equipmentDir, 'equipment')
+  const equipment = equipmentFile ? equipmentFacts(equipmentFile, 200_000) : null
+  if (equipment)
+    log(
+      `equipment dataset: ${(equipment.bytes / 1048576).toFixed(0)} MB on disk, ${fmt(equipment.vins)} distinct VINs (${fmt(equipment.validVins)} valid), ${fmt(equipment.vinCarriers)} VIN-carrier rows, ${fmt(equipment.plates)} plates, ${fmt(equipment.carriers)} carriers inspected`,
+    )
   if (args.all || full) {
     const allDir = join(root, `data-all-${censusRows}`)
     if (!reuse(allDir)) {
@@ -615,6 +706,11 @@ async function main() {
       JSON.stringify({ companies: Array.from({ length: 100 }, () => ({ mc: randomMc() })) }),
     )
 
+    // equipment lookups: on this server when it serves the equipment dataset (every dataset
+    // loaded), else on a server over the census and equipment data directory below
+    if (activeFiles.some((f) => f.dataset === 'equipment'))
+      await equipmentLoad('equipment lookup', { server, url, auth }, equipment?.sample ?? [])
+
     // 3. lookups while a full census import runs in another process
     const cachedBefore = pageCacheGb()
     const importer = spawn(
@@ -656,6 +752,16 @@ async function main() {
   } finally {
     server.kill('SIGTERM')
     bare.kill('SIGTERM')
+  }
+
+  if (equipment && !activeFilesOf(dataDir).includes('equipment')) {
+    const api = await startApi(equipmentDir)
+    try {
+      log(`serving RSS at start (census and equipment): ${rssNowMb(api.server.pid)} MB`)
+      await equipmentLoad('equipment lookup (census and equipment server)', api, equipment.sample)
+    } finally {
+      api.server.kill('SIGTERM')
+    }
   }
 
   // 5. name search in process, every kind of query, cold (no cache of ranked searches)

@@ -23,6 +23,7 @@ export function accountNav(id: number): NavItem[] {
     { href: `${base}/blocklist`, label: 'Blocked list' },
     { href: `${base}/onboarding`, label: 'Onboarding' },
     { href: `${base}/lookup`, label: 'Lookup tester' },
+    { href: `${base}/equipment`, label: 'Equipment' },
   ]
 }
 

@@ -316,6 +316,46 @@ describe.runIf(available)('console in chromium', () => {
     expect(lines.filter((l) => l.includes(',rejected,'))).toHaveLength(3)
   })
 
+  test('member: Equipment page, a VIN under two carriers and a lessor plate under seven', async () => {
+    await page.goto(`${base}/console/accounts/${acme}/equipment`)
+    await page.getByRole('textbox', { name: 'VIN' }).fill('1xkydpgx9nj-412345')
+    await page.getByRole('button', { name: 'Look up' }).click()
+    await page.getByRole('heading', { name: 'VIN 1XKYDPGX9NJ412345' }).waitFor()
+    const timeline = page.getByRole('img', { name: /Timeline of 2 carrier/ })
+    await timeline.waitFor()
+    expect(await timeline.locator('rect[rx]').count()).toBe(2)
+    await page.getByText('valid VIN (17 characters, check digit right), model year 2022').waitFor()
+    expect(await page.getByRole('cell', { name: 'QUICK HAUL TRANSPORT INC' }).count()).toBe(1)
+    await shot('equipment')
+
+    await page.getByRole('textbox', { name: 'VIN' }).fill('')
+    await page.getByRole('textbox', { name: 'Plate' }).fill('rt-40021')
+    await page.getByRole('textbox', { name: 'State' }).fill('in')
+    await page.getByRole('button', { name: 'Look up' }).click()
+    await page.getByRole('heading', { name: 'Plate RT40021 (IN)' }).waitFor()
+    await page.getByText('shared widely', { exact: true }).waitFor()
+    expect(
+      await page
+        .getByRole('img', { name: /Timeline of 7 carrier/ })
+        .locator('rect[rx]')
+        .count(),
+    ).toBe(7)
+    await page.screenshot({
+      path: process.env.EQUIPMENT_SHOT ?? `${SHOTS}/equipment-plate.png`,
+      fullPage: true,
+    })
+
+    // a placeholder and a malformed VIN are explained, never a server error
+    for (const [vin, text] of [
+      ['UNKNOWN', 'is a placeholder'],
+      ['<script>', 'A VIN has letters and digits'],
+      ['1M8GDM9A0KP042788', 'was not seen in the last 24 months'],
+    ] as const) {
+      await page.goto(`${base}/console/accounts/${acme}/equipment?vin=${encodeURIComponent(vin)}`)
+      await page.getByText(text).first().waitFor()
+    }
+  })
+
   test('admin: accounts, data mirror, audit log', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.waitForURL(/sign-in/)

@@ -13,6 +13,7 @@ import { authRoutes } from './auth.tsx'
 import { checksRoutes } from './checks.tsx'
 import { dataRoutes } from './data.tsx'
 import type { ConsoleEnv } from './env.ts'
+import { equipmentRoutes } from './equipment.tsx'
 import { consoleContext, requireSession, sameOrigin, type Ctx } from './guard.ts'
 import { keysRoutes } from './keys.tsx'
 import { Layout } from './layout.tsx'
@@ -72,6 +73,7 @@ export function consoleRoutes(deps: Deps): Hono<ConsoleEnv> {
   onboardingRoutes(app, deps)
   lookupRoutes(app, deps)
   blocklistRoutes(app, deps)
+  equipmentRoutes(app, deps)
   adminRoutes(app, deps)
   dataRoutes(app, deps)
   app.all('*', () => {

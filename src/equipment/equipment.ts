@@ -12,8 +12,9 @@ import { existsSync, rmSync } from 'node:fs'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { DAY } from '../clock.ts'
 import { dayToIso, isoToDay } from '../dates.ts'
+import { openSqlite } from '../db/open.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
-import { rowBatches } from './read-file.ts'
+import { feed, interleave, rowBatches } from './read-file.ts'
 import { vinStatus } from './vin.ts'
 
 export const EQUIPMENT_FILES = {
@@ -101,65 +102,106 @@ async function readInputs(ctx: BuildContext, asOfDay: number): Promise<number> {
   const { db } = ctx
   const input = (id: string) => ctx.inputs.get(id)
   let maxDay = -1
+  // the window ends at the latest event day, which only grows as rows come: a row before the
+  // window of the latest day seen so far is before the final window too, and is dropped here
+  // rather than copied into the scratch tables (the MCMIS files hold a year more than the window)
+  let floor = -Infinity
+  let dropped = 0
   const seen = (day: number) => {
-    if (day <= asOfDay && day > maxDay) maxDay = day
+    if (day <= asOfDay && day > maxDay) {
+      maxDay = day
+      floor = isoToDay(windowStart(dayToIso(day)))
+    }
+  }
+  const old = (day: number) => {
+    if (day >= floor) return false
+    dropped++
+    return true
   }
   const unitSql = 'INSERT INTO scratch.unit VALUES (?, ?, ?, ?, ?, ?)'
   const addUnit = db.prepare(unitSql)
 
-  // MCMIS inspections first: they carry the officer-written name, and are the newer copy
+  // two files at a time, each parsed by its own worker while this thread inserts whatever is
+  // ready: the MCMIS inspections with the units, then the SMS inspections with the crashes. The
+  // MCMIS inspections come before the SMS ones: they carry the officer-written name, and are the
+  // newer copy of an inspection in both
   const mcmis = input(EQUIPMENT_FILES.mcmisInspection)
+  const unitsPath = input(EQUIPMENT_FILES.mcmisUnits)
+  const first: AsyncIterable<readonly (() => void)[]>[] = []
   if (mcmis) {
     const id = EQUIPMENT_FILES.mcmisInspection
     const put = db.prepare('INSERT OR REPLACE INTO scratch.insp VALUES (?, ?, ?, ?, ?)')
-    await ctx.insertChunks(id, rowBatches(ctx, id, mcmis, 'mcmisInspectionRow'), (r) => {
-      put.run(r)
-      seen(r[2])
-      ctx.accept(id)
-    })
+    first.push(
+      feed({
+        batches: rowBatches(ctx, id, mcmis, 'mcmisInspectionRow'),
+        row: (r) => {
+          seen(r[2])
+          if (!old(r[2])) put.run(r)
+          ctx.accept(id)
+        },
+      }),
+    )
   } else ctx.note(`equipment.${EQUIPMENT_FILES.mcmisInspection}.not_supplied`)
+  let empty = 0
+  if (unitsPath) {
+    const id = EQUIPMENT_FILES.mcmisUnits
+    first.push(
+      feed({
+        batches: rowBatches(ctx, id, unitsPath, 'mcmisUnitRow'),
+        row: (r) => {
+          const [inspId, u] = r
+          if (u) addUnit.run(inspId, ...u)
+          else empty++
+          ctx.accept(id)
+        },
+      }),
+    )
+  } else ctx.note(`equipment.${EQUIPMENT_FILES.mcmisUnits}.not_supplied`)
+  if (first.length)
+    await ctx.insertChunks(
+      mcmis ? EQUIPMENT_FILES.mcmisInspection : EQUIPMENT_FILES.mcmisUnits,
+      interleave(first),
+      (thunk) => thunk(),
+    )
+  if (empty) ctx.note('equipment.unit.no_vin_or_plate', empty)
 
   const smsPath = input(EQUIPMENT_FILES.smsInspection)
   if (!smsPath) throw new Error(`SMS file ${EQUIPMENT_FILES.smsInspection} is missing`)
-  {
-    const id = EQUIPMENT_FILES.smsInspection
-    const put = db.prepare('INSERT OR IGNORE INTO scratch.insp VALUES (?, ?, ?, ?, NULL)')
-    let both = 0
-    await ctx.insertChunks(id, rowBatches(ctx, id, smsPath, 'smsUnitsRow'), (r) => {
-      const [inspId, dot, day, state, units] = r
-      if (put.run(inspId, dot, day, state).changes === 0) both++
-      for (const u of units) addUnit.run(inspId, ...u)
-      seen(day)
-      ctx.accept(id)
-    })
-    if (both) ctx.note('equipment.inspection.in_sms_and_mcmis', both)
-  }
-
-  const unitsPath = input(EQUIPMENT_FILES.mcmisUnits)
-  if (unitsPath) {
-    const id = EQUIPMENT_FILES.mcmisUnits
-    let empty = 0
-    await ctx.insertChunks(id, rowBatches(ctx, id, unitsPath, 'mcmisUnitRow'), (r) => {
-      const [inspId, u] = r
-      if (u) addUnit.run(inspId, ...u)
-      else empty++
-      ctx.accept(id)
-    })
-    if (empty) ctx.note('equipment.unit.no_vin_or_plate', empty)
-  } else ctx.note(`equipment.${EQUIPMENT_FILES.mcmisUnits}.not_supplied`)
-
   const crashPath = input(EQUIPMENT_FILES.smsCrash)
   if (!crashPath) throw new Error(`SMS file ${EQUIPMENT_FILES.smsCrash} is missing`)
-  {
-    const id = EQUIPMENT_FILES.smsCrash
-    const put = db.prepare('INSERT INTO scratch.crash VALUES (?, ?, ?, ?, ?, ?)')
-    await ctx.insertChunks(id, rowBatches(ctx, id, crashPath, 'crashUnitRow'), (r) => {
-      const [dot, day, key, u] = r
-      if (u) put.run(dot, day, key, u[0], u[1], u[2])
-      seen(day)
-      ctx.accept(id)
-    })
-  }
+  const smsId = EQUIPMENT_FILES.smsInspection
+  const putSms = db.prepare('INSERT OR IGNORE INTO scratch.insp VALUES (?, ?, ?, ?, NULL)')
+  let both = 0
+  const crashId = EQUIPMENT_FILES.smsCrash
+  const putCrash = db.prepare('INSERT INTO scratch.crash VALUES (?, ?, ?, ?, ?, ?)')
+  await ctx.insertChunks(
+    smsId,
+    interleave([
+      feed({
+        batches: rowBatches(ctx, smsId, smsPath, 'smsUnitsRow'),
+        row: (r) => {
+          const [inspId, dot, day, state, units] = r
+          seen(day)
+          ctx.accept(smsId)
+          if (old(day)) return
+          if (putSms.run(inspId, dot, day, state).changes === 0) both++
+          for (const u of units) addUnit.run(inspId, ...u)
+        },
+      }),
+      feed({
+        batches: rowBatches(ctx, crashId, crashPath, 'crashUnitRow'),
+        row: (r) => {
+          const [dot, day, key, u] = r
+          seen(day)
+          if (u && !old(day)) putCrash.run(dot, day, key, u[0], u[1], u[2])
+          ctx.accept(crashId)
+        },
+      }),
+    ]),
+    (thunk) => thunk(),
+  )
+  if (both) ctx.note('equipment.inspection.in_sms_and_mcmis', both)
+  if (dropped) ctx.note('equipment.event.before_window', dropped)
   return maxDay
 }
 
@@ -170,12 +212,122 @@ async function step(ctx: BuildContext, name: string, sql: string, params: object
   await yieldToLoop()
 }
 
-async function aggregate(ctx: BuildContext, from: number, to: number): Promise<void> {
+/** Groups written per transaction (and per turn of the event loop) while the sightings stream. */
+const GROUPS_PER_TRANSACTION = 20_000
+
+/** A sighting as the sorted passes read it. */
+type Sighting = [
+  key1: string,
+  key2: string,
+  dot: number,
+  day: number,
+  insp: number | null,
+  crash: string | null,
+  other1: string,
+  other2: string,
+  type: string | null,
+  make: string | null,
+]
+
+/** What one unit (VIN or plate) did under one USDOT, folded from its sightings in day order. */
+class Group {
+  first = 0
+  last = 0
+  readonly insp = new Set<number>()
+  readonly crash = new Set<string>()
+  /** the other key (plates of a VIN: `state|plate`; VINs of a plate) → its latest day */
+  readonly others = new Map<string, number>()
+  type: string | null = null
+  make: string | null = null
+  readonly dot: number
+  constructor(dot: number) {
+    this.dot = dot
+  }
+  add(r: Sighting, other: string) {
+    if (this.insp.size === 0 && this.crash.size === 0) this.first = r[3]
+    this.last = r[3]
+    if (r[4] !== null) this.insp.add(r[4])
+    if (r[5] !== null) this.crash.add(r[5])
+    if (other !== '') this.others.set(other, r[3])
+    // rows come in day order: the latest type and the latest make written win (the MCMIS copy
+    // of a unit names its make only, the SMS copy of the same inspection its type too)
+    if (r[8] !== null) this.type = r[8]
+    if (r[9] !== null) this.make = r[9]
+  }
+}
+
+/**
+ * Streams the window's sightings in the order of a unit key (one sort, SQLite's sorter, read on
+ * a second connection to the scratch file) and folds them per unit and USDOT, handing each unit's
+ * groups to `write` in key order, so every table is filled in its primary-key order. Writes go
+ * through the build connection in batched transactions, with a turn of the event loop between.
+ */
+async function foldSorted(
+  ctx: BuildContext,
+  name: string,
+  scratchPath: string,
+  sql: string,
+  params: object,
+  other: (r: Sighting) => string,
+  write: (k1: string, k2: string, groups: readonly Group[]) => void,
+): Promise<void> {
+  const started = performance.now()
+  const cpu0 = process.cpuUsage()
+  const read = openSqlite(scratchPath, 'readonly')
+  try {
+    read.pragma('temp_store = FILE')
+    read.pragma('cache_size = -16384')
+    read.pragma(`threads = ${ctx.db.pragma('threads', { simple: true }) as number}`)
+    const rows = read.prepare(sql).raw().iterate(params) as IterableIterator<Sighting>
+    let k1: string | null = null
+    let k2 = ''
+    let groups: Group[] = []
+    let g: Group | null = null
+    let pending = 0
+    ctx.db.exec('BEGIN')
+    try {
+      for (const r of rows) {
+        if (r[0] !== k1 || r[1] !== k2) {
+          if (k1 !== null) {
+            write(k1, k2, groups)
+            if (++pending >= GROUPS_PER_TRANSACTION) {
+              ctx.db.exec('COMMIT')
+              pending = 0
+              ctx.signal.throwIfAborted()
+              await yieldToLoop()
+              ctx.db.exec('BEGIN')
+            }
+          }
+          k1 = r[0]
+          k2 = r[1]
+          groups = []
+          g = null
+        }
+        if (g === null || g.dot !== r[2]) groups.push((g = new Group(r[2])))
+        g.add(r, other(r))
+      }
+      if (k1 !== null) write(k1, k2, groups)
+      ctx.db.exec('COMMIT')
+    } catch (err) {
+      if (ctx.db.inTransaction) ctx.db.exec('ROLLBACK')
+      throw err
+    }
+  } finally {
+    read.close()
+    const cpu = process.cpuUsage(cpu0)
+    ctx.phase(`equipment.${name}`, (performance.now() - started) / 1000)
+    ctx.phase(`equipment.${name}.cpu`, (cpu.user + cpu.system) / 1e6)
+  }
+}
+
+async function aggregate(
+  ctx: BuildContext,
+  scratchPath: string,
+  from: number,
+  to: number,
+): Promise<void> {
   const w = { from, to, above: SHARED_WIDELY_ABOVE }
   const { db } = ctx
-  db.function('vin_valid', { deterministic: true }, (v: unknown) =>
-    typeof v === 'string' && vinStatus(v) === 'valid' ? 1 : 0,
-  )
   db.function('is_trailer', { deterministic: true }, (t: unknown) =>
     typeof t === 'string' && isTrailerType(t) ? 1 : 0,
   )
@@ -188,9 +340,10 @@ async function aggregate(ctx: BuildContext, from: number, to: number): Promise<v
       'SELECT count(*) AS n FROM scratch.unit u WHERE NOT EXISTS (SELECT 1 FROM scratch.insp i WHERE i.id = u.insp)',
     )
     .get() as { n: number }
-  if (orphans.n) ctx.note('equipment.unit.inspection_not_found', orphans.n)
+  if (orphans.n) ctx.note('equipment.unit.inspection_not_kept', orphans.n)
 
-  // every sighting in the window: inspection units, then crash vehicles
+  // every sighting in the window, once: inspection units, then crash vehicles (no index: the
+  // two passes below sort it, each once)
   await step(
     ctx,
     'sightings',
@@ -205,72 +358,53 @@ async function aggregate(ctx: BuildContext, from: number, to: number): Promise<v
      FROM scratch.crash WHERE day BETWEEN @from AND @to`,
     w,
   )
-  await step(ctx, 'index', "CREATE INDEX scratch.s_vin ON s (vin, dot, day) WHERE vin <> ''")
-  await step(
+
+  // per VIN: its carriers, their plates, the VIN's verdict
+  const vinCarrier = db.prepare('INSERT INTO vin_carriers VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
+  const vinPlate = db.prepare('INSERT INTO vin_plates VALUES (?, ?, ?, ?)')
+  const vin = db.prepare('INSERT INTO vins VALUES (?, ?, ?, ?)')
+  await foldSorted(
     ctx,
-    'index',
-    "CREATE INDEX scratch.s_plate ON s (state, plate, dot, day) WHERE plate <> ''",
+    'vins',
+    scratchPath,
+    `SELECT vin, '', dot, day, insp, crash, state, plate, type, make FROM s
+     WHERE vin <> '' ORDER BY vin, dot, day`,
+    {},
+    (r) => (r[7] === '' ? '' : `${r[6]}|${r[7]}`),
+    (v, _, groups) => {
+      for (const g of groups) {
+        vinCarrier.run(v, g.dot, g.first, g.last, g.insp.size, g.crash.size, g.type, g.make)
+        for (const sp of [...g.others.keys()].sort()) {
+          const bar = sp.indexOf('|')
+          vinPlate.run(v, g.dot, sp.slice(0, bar), sp.slice(bar + 1))
+        }
+      }
+      const n = groups.length
+      vin.run(v, vinStatus(v) === 'valid' ? 1 : 0, n, n > SHARED_WIDELY_ABOVE ? 1 : 0)
+    },
   )
 
-  // per VIN and carrier; the type and make of the latest sighting that has them
-  await step(
-    ctx,
-    'vins',
-    `INSERT INTO vin_carriers (vin, dot, first_day, last_day, inspections, crashes)
-     SELECT vin, dot, min(day), max(day), count(DISTINCT insp), count(DISTINCT crash)
-     FROM scratch.s WHERE vin <> '' GROUP BY vin, dot`,
-  )
-  await step(
-    ctx,
-    'vins',
-    `UPDATE vin_carriers SET unit_type = t.type, make = t.make FROM (
-       SELECT vin, dot, max(day), type, make FROM scratch.s
-       WHERE vin <> '' AND (type IS NOT NULL OR make IS NOT NULL) GROUP BY vin, dot
-     ) t WHERE vin_carriers.vin = t.vin AND vin_carriers.dot = t.dot`,
-  )
-  await step(
-    ctx,
-    'vins',
-    `INSERT INTO vin_plates SELECT DISTINCT vin, dot, state, plate FROM scratch.s
-     WHERE vin <> '' AND plate <> ''`,
-  )
-  await step(
-    ctx,
-    'vins',
-    `INSERT INTO vins SELECT vin, vin_valid(vin), count(*), count(*) > @above
-     FROM vin_carriers GROUP BY vin`,
-    w,
-  )
-
-  // per plate and carrier
-  await step(
+  // per plate: its carriers and the VINs seen with it
+  const plateCarrier = db.prepare('INSERT INTO plate_carriers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+  const plateVin = db.prepare('INSERT INTO plate_vins VALUES (?, ?, ?, ?, ?)')
+  const plate = db.prepare('INSERT INTO plates VALUES (?, ?, ?, ?)')
+  await foldSorted(
     ctx,
     'plates',
-    `INSERT INTO plate_carriers (state, plate, dot, first_day, last_day, inspections, crashes)
-     SELECT state, plate, dot, min(day), max(day), count(DISTINCT insp), count(DISTINCT crash)
-     FROM scratch.s WHERE plate <> '' GROUP BY state, plate, dot`,
-  )
-  await step(
-    ctx,
-    'plates',
-    `UPDATE plate_carriers SET unit_type = t.type, make = t.make FROM (
-       SELECT state, plate, dot, max(day), type, make FROM scratch.s
-       WHERE plate <> '' AND (type IS NOT NULL OR make IS NOT NULL) GROUP BY state, plate, dot
-     ) t WHERE plate_carriers.state = t.state AND plate_carriers.plate = t.plate
-       AND plate_carriers.dot = t.dot`,
-  )
-  await step(
-    ctx,
-    'plates',
-    `INSERT INTO plate_vins SELECT state, plate, dot, vin, max(day) FROM scratch.s
-     WHERE plate <> '' AND vin <> '' GROUP BY state, plate, dot, vin`,
-  )
-  await step(
-    ctx,
-    'plates',
-    `INSERT INTO plates SELECT state, plate, count(*), count(*) > @above
-     FROM plate_carriers GROUP BY state, plate`,
-    w,
+    scratchPath,
+    `SELECT state, plate, dot, day, insp, crash, vin, '', type, make FROM s
+     WHERE plate <> '' ORDER BY state, plate, dot, day`,
+    {},
+    (r) => r[6],
+    (st, p, groups) => {
+      for (const g of groups) {
+        plateCarrier.run(st, p, g.dot, g.first, g.last, g.insp.size, g.crash.size, g.type, g.make)
+        for (const [v, day] of [...g.others].sort((a, b) => (a[0] < b[0] ? -1 : 1)))
+          plateVin.run(st, p, g.dot, v, day)
+      }
+      const n = groups.length
+      plate.run(st, p, n, n > SHARED_WIDELY_ABOVE ? 1 : 0)
+    },
   )
 
   // per carrier: inspections, states, roadside names, distinct valid VINs by class
@@ -324,7 +458,7 @@ async function buildEquipment(ctx: BuildContext): Promise<void> {
     const latest = await readInputs(ctx, asOfDay)
     const end = latest >= 0 ? dayToIso(latest) : ctx.asOf
     const start = windowStart(end)
-    await aggregate(ctx, isoToDay(start), isoToDay(end))
+    await aggregate(ctx, scratchPath, isoToDay(start), isoToDay(end))
     const meta = ctx.db.prepare('INSERT INTO equipment_meta (key, value) VALUES (?, ?)')
     for (const [k, v] of Object.entries({
       window_start: start,

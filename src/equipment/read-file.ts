@@ -52,3 +52,44 @@ export async function* rowBatches<P extends EquipmentParser>(
   }
   if (rows.length) yield rows
 }
+
+/** A file's batches and what to do with each of its rows. */
+export interface Feed<T> {
+  batches: AsyncIterable<readonly T[]>
+  row: (r: T) => void
+}
+
+/** A feed with its row type erased: batches of thunks that handle one row each. */
+export const feed = <T>(f: Feed<T>): AsyncIterable<readonly (() => void)[]> => ({
+  async *[Symbol.asyncIterator]() {
+    for await (const batch of f.batches) yield batch.map((r) => () => f.row(r))
+  },
+})
+
+/**
+ * The batches of several feeds as they come, whichever is ready first: their parse workers run
+ * at the same time (one core each) while this thread inserts what any of them sent. When one
+ * fails or the consumer stops, the others are stopped too (their workers end).
+ */
+export async function* interleave(
+  feeds: readonly AsyncIterable<readonly (() => void)[]>[],
+): AsyncGenerator<readonly (() => void)[]> {
+  const its = feeds.map((f) => f[Symbol.asyncIterator]())
+  const next = (i: number) =>
+    (its[i] as AsyncIterator<readonly (() => void)[]>).next().then((r) => ({ i, r }))
+  const pending = new Map(its.map((_, i) => [i, next(i)]))
+  try {
+    while (pending.size > 0) {
+      const { i, r } = await Promise.race(pending.values())
+      if (r.done) {
+        pending.delete(i)
+        continue
+      }
+      pending.set(i, next(i))
+      yield r.value
+    }
+  } finally {
+    // a feed still pending is stopped: its generator's cleanup ends its worker
+    await Promise.allSettled([...pending.keys()].map(async (i) => its[i]?.return?.()))
+  }
+}

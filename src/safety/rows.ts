@@ -285,15 +285,63 @@ export const makeOosOrderRow = () =>
 export const isElpCode = (code: string | undefined): boolean =>
   code !== undefined && /^39111B2(-|$)/.test(code.toUpperCase().replace(/[\s.()]/g, ''))
 
+/**
+ * Driver-qualification families of 49 CFR 383 and 391 (docs/safety.md lists the codes and their
+ * sources), matched on the CFR section of `Viol_Code` written in any form (`383.23(a)(2)`,
+ * `383.23A2`, `38323A2-LCDLN`: the suffix after a dash is the state's or the Border Zone's).
+ */
+export const DQ_FAMILIES = [
+  'no_valid_cdl',
+  'disqualified_or_suspended',
+  'wrong_class',
+  'medical',
+  'english_proficiency',
+] as const
+export type DqFamily = (typeof DQ_FAMILIES)[number]
+
+/** Compact sections (upper case, no dots, spaces or parentheses) per family; `*` ends a prefix. */
+const DQ_SECTIONS: Record<DqFamily, readonly string[]> = {
+  // 383.23(a)(2) operating a CMV without a valid CDL; 391.11(b)(5) no valid operator's licence
+  no_valid_cdl: ['38323A2', '39111B5'],
+  // 383.51(a) driving while disqualified (suspended, revoked, cancelled); 391.15(a) disqualified
+  disqualified_or_suspended: ['38351A', '39115A'],
+  // 383.91(a) a CMV of a group the CDL does not cover
+  wrong_class: ['38391A'],
+  // 391.41 medical certificate, 391.43 the examination, 391.45 who must be examined
+  medical: ['39141*', '39143*', '39145*'],
+  // 391.11(b)(2) English-language proficiency
+  english_proficiency: ['39111B2'],
+}
+
+/** The driver-qualification family of a `Viol_Code` (its index in DQ_FAMILIES), or -1. */
+export function dqFamily(code: string | undefined): number {
+  if (code === undefined) return -1
+  const base = (
+    code
+      .toUpperCase()
+      .replace(/[\s.()]/g, '')
+      .split('-')[0] ?? ''
+  ).trim()
+  if (base === '') return -1
+  for (let i = 0; i < DQ_FAMILIES.length; i++) {
+    for (const s of DQ_SECTIONS[DQ_FAMILIES[i] as DqFamily])
+      if (s.endsWith('*') ? base.startsWith(s.slice(0, -1)) : base === s) return i
+  }
+  return -1
+}
+
 export const VIOL_OTHER = 0
 export const VIOL_ELP_OOS = 1
 export const VIOL_ELP_NOT_OOS = 2
+/** A driver-qualification violation that is not an ELP one (its family in the fifth field) */
+export const VIOL_DQ = 3
 
 /**
- * [USDOT, kind, day number, inspection id + unit]: kind VIOL_OTHER (day -1, key ''), VIOL_ELP_OOS or
- * VIOL_ELP_NOT_OOS. Every row is returned so the build counts the whole file.
+ * [USDOT, kind, day number, inspection id + unit, driver-qualification family or -1]: kind
+ * VIOL_OTHER (day -1, key ''), VIOL_ELP_OOS, VIOL_ELP_NOT_OOS or VIOL_DQ. Every row is returned so
+ * the build counts the whole file.
  */
-export type ViolationRow = [number, number, number, string]
+export type ViolationRow = [number, number, number, string, number]
 
 export const makeViolationRow = (day = dayParser()) =>
   byHeader(
@@ -302,12 +350,15 @@ export const makeViolationRow = (day = dayParser()) =>
     (f, ix): ViolationRow | string => {
       const dot = N.usdot(f[ix.DOT_NUMBER])
       if (dot === null) return badDot('DOT_Number', f[ix.DOT_NUMBER])
-      if (!isElpCode(f[ix.VIOL_CODE])) return [dot, VIOL_OTHER, -1, '']
+      const code = f[ix.VIOL_CODE]
+      const family = dqFamily(code)
+      if (family < 0) return [dot, VIOL_OTHER, -1, '', -1]
       const d = day(f[ix.INSP_DATE])
       if (d < 0) return `invalid Insp_Date ${JSON.stringify(f[ix.INSP_DATE] ?? '')}`
-      const oos = N.flag(f[ix.OOS_INDICATOR]) === true
       const key = `${f[ix.UNIQUE_ID] ?? ''}|${f[ix.VIOL_UNIT] ?? ''}`
-      return [dot, oos ? VIOL_ELP_OOS : VIOL_ELP_NOT_OOS, d, key]
+      if (!isElpCode(code)) return [dot, VIOL_DQ, d, key, family]
+      const oos = N.flag(f[ix.OOS_INDICATOR]) === true
+      return [dot, oos ? VIOL_ELP_OOS : VIOL_ELP_NOT_OOS, d, key, family]
     },
   )
 

@@ -29,6 +29,29 @@ export const ElpOosJson = z
   })
 export type ElpOosJson = z.infer<typeof ElpOosJson>
 
+const dqCount = (what: string) =>
+  z
+    .number()
+    .int()
+    .meta({ description: `${what}, violations cited in the window` })
+
+export const DriverQualificationJson = z
+  .object({
+    no_valid_cdl: dqCount('No valid CDL or operator licence (49 CFR 383.23(a)(2), 391.11(b)(5))'),
+    disqualified_or_suspended: dqCount(
+      'Driving while disqualified, suspended or revoked (49 CFR 383.51(a), 391.15(a))',
+    ),
+    wrong_class: dqCount('A CMV of a class the CDL does not cover (49 CFR 383.91(a))'),
+    medical: dqCount('Medical certificate and examination (49 CFR 391.41, 391.43, 391.45)'),
+    english_proficiency: dqCount('English-language proficiency (49 CFR 391.11(b)(2))'),
+    window_months: z.literal(24),
+  })
+  .meta({
+    description:
+      'Driver-qualification violations cited in roadside inspections of the last 24 months, from the SMS Input Violation file (docs/safety.md lists the codes); review facts, not gates.',
+  })
+export type DriverQualificationJson = z.infer<typeof DriverQualificationJson>
+
 export const SafetyJson = z.object({
   safety_rating: z.enum(['Satisfactory', 'Conditional', 'Unsatisfactory']).nullable(),
   safety_rating_code: z.enum(['S', 'C', 'U']).nullable(),

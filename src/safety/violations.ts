@@ -10,8 +10,8 @@ import { dayToIso } from '../dates.ts'
 import type { ActiveDataset } from '../db/datasets.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 import { parsedRows } from './read.ts'
-import { VIOL_ELP_NOT_OOS, VIOL_ELP_OOS } from './rows.ts'
-import type { ElpOosJson } from './schema.ts'
+import { DQ_FAMILIES, VIOL_ELP_NOT_OOS, VIOL_ELP_OOS } from './rows.ts'
+import type { DriverQualificationJson, ElpOosJson } from './schema.ts'
 import { windowStart } from './sms.ts'
 import { listsDot } from '../db/dot-set.ts'
 
@@ -24,6 +24,13 @@ CREATE TABLE elp_oos_violations (
   violation_key TEXT NOT NULL,
   PRIMARY KEY (dot_number, insp_date, violation_key)
 ) STRICT, WITHOUT ROWID;
+CREATE TABLE dq_violations (
+  dot_number INTEGER NOT NULL,
+  family INTEGER NOT NULL,
+  insp_date TEXT NOT NULL,
+  violation_key TEXT NOT NULL,
+  PRIMARY KEY (dot_number, family, insp_date, violation_key)
+) STRICT, WITHOUT ROWID;
 `
 
 async function buildViolations(ctx: BuildContext): Promise<void> {
@@ -33,12 +40,21 @@ async function buildViolations(ctx: BuildContext): Promise<void> {
   const insert = ctx.db.prepare(
     'INSERT OR IGNORE INTO elp_oos_violations (dot_number, insp_date, violation_key) VALUES (?, ?, ?)',
   )
+  const insertDq = ctx.db.prepare(
+    'INSERT OR IGNORE INTO dq_violations (dot_number, family, insp_date, violation_key) VALUES (?, ?, ?, ?)',
+  )
+  let dq = 0
   let elpOos = 0
   let elpNotOos = 0
   let duplicates = 0
   const rows = parsedRows(ctx, VIOLATION_FILE_ID, path, 'violationRow')
   await ctx.insertBatches(VIOLATION_FILE_ID, rows, ({ row, line }) => {
-    const [dot, kind, day, key] = row
+    const [dot, kind, day, key, family] = row
+    if (family >= 0) {
+      dq++
+      // a violation without an inspection id is kept apart by its line number
+      insertDq.run(dot, family, dayToIso(day), key === '|' ? `line ${line}` : key)
+    }
     if (kind === VIOL_ELP_OOS) {
       elpOos++
       // a violation without an inspection id is kept apart by its line number
@@ -48,6 +64,7 @@ async function buildViolations(ctx: BuildContext): Promise<void> {
     ctx.accept(VIOLATION_FILE_ID)
   })
   const notes = {
+    'violations.driver_qualification': dq,
     'violations.elp_oos': elpOos,
     'violations.elp_not_oos': elpNotOos,
     'violations.elp_oos_duplicate': duplicates,
@@ -68,6 +85,8 @@ export const violationsDataset: DatasetSpec = {
     },
   ],
   schedule: 'monthly',
+  // 2: the driver-qualification violations (dq_violations)
+  format: 2,
   minRowsRatio: 0.8,
   maxRejectRatio: 0.01,
   build: buildViolations,
@@ -87,4 +106,36 @@ export function elpOosViolations(ds: ActiveDataset, dot: number, today: string):
     )
     .get(windowStart(today), dot, today) as { n: number; last: string | null }
   return { count_24m: r.n, last_date: r.last }
+}
+
+/**
+ * Driver-qualification violations of a USDOT cited in the 24 months up to `today` (inclusive), per
+ * family (rows.ts DQ_FAMILIES; docs/safety.md lists the codes). A violation cited twice in the
+ * file (same inspection and unit) counts once.
+ */
+export function driverQualification(
+  ds: ActiveDataset,
+  dot: number,
+  today: string,
+): DriverQualificationJson {
+  const out: DriverQualificationJson = {
+    no_valid_cdl: 0,
+    disqualified_or_suspended: 0,
+    wrong_class: 0,
+    medical: 0,
+    english_proficiency: 0,
+    window_months: 24,
+  }
+  if (!listsDot(ds.db, 'dq_violations', dot)) return out
+  const rows = ds
+    .stmt(
+      `SELECT family, count(*) AS n FROM dq_violations
+       WHERE dot_number = ? AND insp_date >= ? AND insp_date <= ? GROUP BY family`,
+    )
+    .all(dot, windowStart(today), today) as { family: number; n: number }[]
+  for (const r of rows) {
+    const name = DQ_FAMILIES[r.family]
+    if (name) out[name] = r.n
+  }
+  return out
 }

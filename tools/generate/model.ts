@@ -240,6 +240,8 @@ export interface Company {
   sms: boolean
   privateOnly: boolean
   vehicles: Vehicle[]
+  /** The fleet's own trailers (scale profile), drawn again and again as real fleets reuse them */
+  trailers?: Vehicle[]
   inspections: Inspection[]
   crashes: Crash[]
   oosOrders: OosOrder[]

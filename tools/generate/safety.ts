@@ -67,6 +67,25 @@ function fleetVehicles(rng: Rng, c: Company): Vehicle[] {
   return out
 }
 
+/** Share of a tractor's inspections pulling a trailer that is not the fleet's (shipper pools, interchange). */
+const FOREIGN_TRAILER = 0.15
+
+/**
+ * The trailer behind a tractor. The sample draws a new one each time (its bytes are committed);
+ * at scale a fleet pulls its own trailers again and again, about 1.5 per power unit seen (up to
+ * 18), and now and then someone else's, so distinct VINs stay in proportion to real fleets.
+ */
+function trailerFor(ctx: GenContext, rng: Rng, c: Company, state: string): Vehicle {
+  if (ctx.profile === 'sample' || rng.chance(FOREIGN_TRAILER))
+    return randomVehicle(rng, 'SEMI-TRAILER', state)
+  if (!c.trailers) {
+    const n = Math.max(1, Math.min(Math.round(c.vehicles.length * 1.5), 18))
+    c.trailers = []
+    for (let i = 0; i < n; i++) c.trailers.push(randomVehicle(rng, 'SEMI-TRAILER', state))
+  }
+  return rng.pick(c.trailers)
+}
+
 function randomLevel(rng: Rng, hazmat: boolean): Inspection['level'] {
   const r = rng.next()
   if (r < 0.12) return 1
@@ -160,7 +179,7 @@ export function makeInspection(
   const unit = rng.pick(c.vehicles)
   const unit2 =
     unit.type === 'TRUCK TRACTOR' && rng.chance(0.8)
-      ? randomVehicle(rng, 'SEMI-TRAILER', unit.plateState)
+      ? trailerFor(ctx, rng, c, unit.plateState)
       : null
   const state =
     o.state ?? (rng.chance(0.5) && c.phy.country === 'US' ? c.phy.state : rng.pick(US_STATES))
