@@ -95,6 +95,9 @@ export const Env = z.object({
   WEBHOOK_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().positive().default(15_000)),
 
   CHECKS_RETENTION_YEARS: unsetIfEmpty(z.coerce.number().int().min(1).max(100).default(8)),
+  /** when the chain heads are published to each account's anchor destinations (cron, UTC) */
+  CHECKS_ANCHOR_SCHEDULE: unsetIfEmpty(cron.default('23 4 * * *')),
+  CHECKS_ANCHOR_TIMEOUT_MS: unsetIfEmpty(z.coerce.number().int().min(1000).default(30_000)),
 
   SMTP_URL: unsetIfEmpty(
     z
@@ -223,7 +226,12 @@ export function loadConfig(env: Record<string, string | undefined>) {
           .filter(Boolean) ?? null,
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
-    checks: { retentionYears: e.CHECKS_RETENTION_YEARS, trustedKey: e.CHECKS_TRUSTED_KEY ?? null },
+    checks: {
+      retentionYears: e.CHECKS_RETENTION_YEARS,
+      trustedKey: e.CHECKS_TRUSTED_KEY ?? null,
+      anchorSchedule: e.CHECKS_ANCHOR_SCHEDULE,
+      anchorTimeoutMs: e.CHECKS_ANCHOR_TIMEOUT_MS,
+    },
     mail: {
       /** null: e-mail is off (messages wait in the queue until it is configured) */
       url: e.SMTP_URL ?? null,

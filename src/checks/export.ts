@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
+import { anchorFiles } from './anchors.ts'
 import { checkPage } from './html.ts'
 import { ROW_COLUMNS, type LedgerRow } from './ledger.ts'
 import { timeRange } from './list.ts'
@@ -76,13 +77,17 @@ public-keys.json  the appliance's Ed25519 public keys (also as keys/<key_id>.pem
                   introduction signed by the key before it (the first key by itself).
 chain.json        the account, the range, the number of entries, first and last sequence and
                   hashes, the keys used and the sha256 of every other file, signed.
+anchors.json      the chain heads published outside the appliance inside this range (a
+                  checks.anchor webhook event or an RFC 3161 time-stamp, anchors/<id>.tsr),
+                  each a statement signed by the appliance key.
 verify.mjs        the verifier: run \`node verify.mjs [--expect-key FINGERPRINT]\` here
                   (Node 18 or newer, nothing else).
 
 What verification proves: each document hashes to its line's hash; that hash is signed by an
 appliance key the key history proves; every entry is chained to the one before it and the lines
 are exactly those chain.json lists (none removed, added or reordered); no file was changed, added
-or removed. verify.mjs prints the fingerprint of every key it used: compare it with the one the
+or removed; every published head inside the range is an entry (the chain passes through it)
+and every time-stamp token's message imprint is that head's hash. verify.mjs prints the fingerprint of every key it used: compare it with the one the
 appliance operator publishes (carrier-verify checks keys), or pass it as --expect-key.
 `
 
@@ -147,6 +152,8 @@ export function exportChecks(db: Sqlite, o: ExportOptions): ExportResult {
   }
   files.set('public-keys.json', `${JSON.stringify(keys, null, 2)}\n`)
   for (const k of keys) files.set(`keys/${k.key_id}.pem`, k.public_key_pem)
+  for (const [path, data] of anchorFiles(db, o.accountId, chain, rows[0]?.seq, rows.at(-1)?.seq))
+    files.set(path, data)
   for (const [path, data] of o.extra ?? []) files.set(path, data)
   files.set('verify.mjs', VERIFY_SCRIPT)
   files.set('README.txt', README)

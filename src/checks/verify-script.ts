@@ -16,7 +16,10 @@ export const VERIFY_SCRIPT = `#!/usr/bin/env node
 //    the same id and account, and the lines are exactly the entries, sequences and hashes that
 //    chain.json states (none removed, added or reordered).
 // 4. pages/<check_id>.html: each page states the sha256 of the document of its line.
-// 5. anchors.json (when present): every anchored head is an entry of the chain.
+// 5. anchors.json (when present): every published head is signed by a proven key, every one inside
+//    the range is an entry of the chain, and every RFC 3161 token (anchors/<id>.tsr) holds the
+//    message imprint SHA-256 = that head hash (the TSA's own signature is not checked here:
+//    openssl ts -verify does that with the TSA's certificate).
 // Prints the fingerprint of every key used; exit 0 when all hold, else 1 with one line per problem.
 import { createHash, createPublicKey, verify } from 'node:crypto'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
@@ -207,14 +210,35 @@ for (const p of present.filter((x) => x.startsWith('pages/') && x.endsWith('.htm
 }
 for (const id of docHash.keys()) if (!present.includes('pages/' + id + '.html')) problems.push('missing file: pages/' + id + '.html')
 
-// 5. anchors
+// 5. anchors: each is a statement signed by a proven key; each head inside the range is an entry
+// of the chain; each time-stamp token holds the DER MessageImprint {SHA-256, head hash}
+let anchorCount = 0
 if (existsSync(join(dir, 'anchors.json'))) {
   const anchors = parse('anchors.json', readFileSync(join(dir, 'anchors.json'), 'utf8'))
+  const oid = '0609608648016503040201'
   for (const a of Array.isArray(anchors) ? anchors : []) {
-    const seq = hashes.get(a.head_hash)
+    anchorCount++
+    const where = 'anchors.json: the head published at ' + a.anchored_at + ' (sequence ' + a.seq + ', hash ' + String(a.head_hash).slice(0, 12) + '..., ' + a.destination + ')'
+    let st = null
+    try {
+      st = JSON.parse(a.statement)
+    } catch {}
+    const key = proven.get(a.key_id)
+    if (!st || !key || !verifies(key.key, sha256(String(a.statement)), a.signature))
+      problems.push(where + ': its statement is not signed by a proven key')
+    else if (st.seq !== a.seq || st.head_hash !== a.head_hash || st.account_id !== statement.account_id || (st.chain ?? 'live') !== (statement.chain ?? 'live'))
+      problems.push(where + ': does not match its signed statement')
+    else used.add(a.key_id)
     const inRange = statement.first_seq !== null && a.seq >= statement.first_seq && a.seq <= statement.last_seq
-    if (inRange && seq !== a.seq)
-      problems.push('anchors.json: the head anchored at ' + a.anchored_at + ' (sequence ' + a.seq + ', hash ' + String(a.head_hash).slice(0, 12) + '...) is not an entry of checks.jsonl: the chain was rewritten')
+    if (inRange && hashes.get(a.head_hash) !== a.seq)
+      problems.push(where + ' is not an entry of checks.jsonl: the chain was rewritten')
+    if (a.destination === 'tsa') {
+      const tok = a.tsa_token_file && existsSync(join(dir, a.tsa_token_file)) ? readFileSync(join(dir, a.tsa_token_file)).toString('hex') : ''
+      const imprint = '0420' + String(a.head_hash)
+      if (!tok) problems.push(where + ': its time-stamp token file is missing')
+      else if (!tok.includes('3031300d' + oid + '0500' + imprint) && !tok.includes('302f300b' + oid + imprint))
+        problems.push(where + ': the time-stamp token ' + a.tsa_token_file + ' does not time-stamp this head hash')
+    }
   }
 }
 
@@ -225,5 +249,6 @@ if (problems.length) {
 const fps = [...used].sort().map((id) => id + ' fingerprint ' + proven.get(id).fp)
 console.log('OK: ' + lines.length + ' entries verified; the chain runs from ' + (first ? first.prev_hash : '-') + ' to ' + (prev ?? '-'))
 console.log('keys used: ' + fps.join('; '))
+console.log(anchorCount ? 'anchors: the chain passes through all ' + anchorCount + ' published heads of anchors.json' : 'anchors: none in this export')
 console.log(pins.length ? 'the keys are proven from the expected key(s)' : 'the keys are proven from the first key ' + [...proven.values()].find((c) => !c.intro.previous_key_id)?.fp + ', which is not pinned: compare it with the fingerprint the appliance operator publishes, or pass --expect-key')
 `

@@ -1,6 +1,12 @@
 /** `carrier-verify checks …`: verify the signed chains, export for a third party, keys, retention. */
 import { resolve } from 'node:path'
 import { z } from 'zod'
+import {
+  anchorSettings,
+  publishAnchors,
+  setAnchorSettings,
+  verifyAnchors,
+} from '../checks/anchors.ts'
 import { exportChecks } from '../checks/export.ts'
 import { verifyLedger } from '../checks/ledger.ts'
 import { pruneChecks } from '../checks/retention.ts'
@@ -32,7 +38,13 @@ export const checksCommands: CommandSpec[] = [
       const { values } = parse(argv, { account: { type: 'string' }, json: { type: 'boolean' } })
       const { account } = validateArgs(z.object({ account: Id.optional() }), values)
       const deps = ctx.deps()
-      const r = verifyLedger(deps.db, account, pinsOf(deps))
+      const ledger = verifyLedger(deps.db, account, pinsOf(deps))
+      const anchorProblems = verifyAnchors(deps.db, account)
+      const r = {
+        ...ledger,
+        ok: ledger.ok && !anchorProblems.length,
+        anchor_problems: anchorProblems,
+      }
       if (values.json) ctx.io.stdout(json(r))
       else if (r.ok) {
         ctx.io.stdout(`OK: ${r.rows} entries in ${r.accounts} chain(s) verified\n`)
@@ -44,6 +56,7 @@ export const checksCommands: CommandSpec[] = [
           )
       }
       for (const p of r.key_problems) ctx.io.stderr(`UNPROVEN: ${p}\n`)
+      for (const p of anchorProblems) ctx.io.stderr(`ANCHOR: ${p}\n`)
       const b = r.first_break
       if (b)
         ctx.io.stderr(
@@ -92,6 +105,73 @@ export const checksCommands: CommandSpec[] = [
           : `exported ${r.checks} checks and ${r.overrides} overrides to ${r.dir}\nverify: node ${r.dir}/verify.mjs --expect-key ${r.key_fingerprint}\n`,
       )
       return 0
+    },
+  },
+  {
+    name: 'checks anchors',
+    usage: 'checks anchors --account ID [--webhook on|off] [--tsa URL|none] [--json]',
+    summary:
+      "where the account's chain heads are published each day: a checks.anchor webhook event and/or an RFC 3161 time-stamp authority (no option: show)",
+    async run(argv, ctx) {
+      const { values } = parse(argv, {
+        account: { type: 'string' },
+        webhook: { type: 'string' },
+        tsa: { type: 'string' },
+        json: { type: 'boolean' },
+      })
+      const a = validateArgs(
+        z.object({
+          account: Id,
+          webhook: z.enum(['on', 'off']).optional(),
+          tsa: z.string().min(1, '--tsa URL (or none)').optional(),
+        }),
+        values,
+      )
+      const deps = ctx.deps()
+      const s =
+        a.webhook === undefined && a.tsa === undefined
+          ? anchorSettings(deps.db, a.account)
+          : setAnchorSettings(
+              deps.db,
+              a.account,
+              {
+                ...(a.webhook === undefined ? {} : { webhook: a.webhook === 'on' }),
+                ...(a.tsa === undefined ? {} : { tsaUrl: a.tsa === 'none' ? null : a.tsa }),
+              },
+              deps.clock().getTime(),
+            )
+      ctx.io.stdout(
+        values.json
+          ? json(s)
+          : `account ${s.account_id}: webhook checks.anchor ${s.webhook ? 'on' : 'off'}; time-stamp authority ${s.tsa_url ?? 'none'}\n`,
+      )
+      return 0
+    },
+  },
+  {
+    name: 'checks anchor',
+    usage: 'checks anchor [--account ID] [--json]',
+    summary:
+      "publish the chain heads not yet published to their accounts' destinations now (the CHECKS_ANCHOR_SCHEDULE job does this daily); exit 1 if one failed",
+    async run(argv, ctx) {
+      const { values } = parse(argv, { account: { type: 'string' }, json: { type: 'boolean' } })
+      const { account } = validateArgs(z.object({ account: Id.optional() }), values)
+      const r = await publishAnchors(ctx.deps(), account)
+      if (values.json) ctx.io.stdout(json(r))
+      else {
+        for (const p of r.published)
+          ctx.io.stdout(
+            `account ${p.account_id} ${p.chain} chain: head ${p.seq} published (${p.destination})\n`,
+          )
+        for (const f of r.failed)
+          ctx.io.stderr(
+            `account ${f.account_id} ${f.chain} chain: ${f.destination} failed: ${f.error}\n`,
+          )
+        ctx.io.stdout(
+          `${r.published.length} published, ${r.failed.length} failed, ${r.unchanged} already published\n`,
+        )
+      }
+      return r.failed.length ? 1 : 0
     },
   },
   {

@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   'dataset.updated',
   'sync.failed',
   'carrier.changed',
+  'checks.anchor',
   'webhook.test',
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]

@@ -549,6 +549,54 @@ export const checkChainAnchors = sqliteTable(
   (t) => [primaryKey({ columns: [t.accountId, t.chain] })],
 )
 
+/** Where an account publishes its chain heads (checks/anchors.ts): a webhook event, a TSA, both. */
+export const checkAnchorSettings = sqliteTable('check_anchor_settings', {
+  accountId: integer()
+    .primaryKey()
+    .references(() => accounts.id),
+  /** publish `checks.anchor` through the webhook outbox */
+  webhook: integer({ mode: 'boolean' }).notNull().default(false),
+  /** an RFC 3161 time-stamp authority (http or https URL), or null */
+  tsaUrl: text(),
+  updatedAt: ts().notNull(),
+})
+
+/**
+ * Each publication of an account chain's head: the signed statement (account, chain, sequence,
+ * head hash, time) and the destination's answer (the outbox event id, or the TSA's
+ * TimeStampResp), or why it failed. Never updated.
+ */
+export const checkAnchors = sqliteTable(
+  'check_anchors',
+  {
+    id: integer().primaryKey(),
+    accountId: integer().notNull(),
+    chain: text().notNull(),
+    seq: integer().notNull(),
+    headHash: text().notNull(),
+    anchoredAt: ts().notNull(),
+    destination: text().notNull(),
+    /** the statement's JSON text, signed: Ed25519 over sha256(statement) */
+    statement: text().notNull(),
+    keyId: text().notNull(),
+    signature: text().notNull(),
+    status: text().notNull(),
+    /** the webhook_events id of a webhook anchor */
+    eventId: text(),
+    tsaUrl: text(),
+    /** the TSA's TimeStampResp (DER, base64) */
+    tsaResponse: text(),
+    /** the token's genTime (ISO) */
+    tsaTime: text(),
+    error: text(),
+  },
+  (t) => [
+    index('check_anchors_account').on(t.accountId, t.chain, t.seq),
+    check('check_anchors_destination', sql`${t.destination} IN ('webhook','tsa')`),
+    check('check_anchors_status', sql`${t.status} IN ('sent','failed')`),
+  ],
+)
+
 /** Who receives which kind of e-mail for an account (mail/recipients.ts). */
 export const mailRecipients = sqliteTable(
   'mail_recipients',
