@@ -6,7 +6,8 @@
  */
 export const VERIFY_SCRIPT = `#!/usr/bin/env node
 // Verifies a carrier-verify checks export without the appliance (Node 18+, no dependencies):
-//   node verify.mjs [EXPORT_DIR] [--expect-key FINGERPRINT]...
+//   node verify.mjs [EXPORT_DIR] [--expect-key FINGERPRINT]... [--anchor HEAD_HASH]...
+// (--anchor: a head hash received outside the appliance, e.g. a checks.anchor webhook event)
 // 1. public-keys.json: every key is proven by its introduction, signed by the key before it (the
 //    first key by itself, or a key pinned with --expect-key); any other key is refused.
 // 2. chain.json is signed by a proven key, and the folder holds exactly the files it lists, each
@@ -28,17 +29,24 @@ import { fileURLToPath } from 'node:url'
 
 const args = process.argv.slice(2)
 const pins = []
+const outside = []
 let dir = null
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--expect-key') pins.push(String(args[++i] ?? '').replace(/[\\s:]/g, '').toLowerCase())
   else if (args[i].startsWith('--expect-key=')) pins.push(args[i].slice(13).replace(/[\\s:]/g, '').toLowerCase())
+  else if (args[i] === '--anchor') outside.push(String(args[++i] ?? '').toLowerCase())
   else if (dir === null) dir = args[i]
   else {
-    console.error('usage: node verify.mjs [EXPORT_DIR] [--expect-key FINGERPRINT]...')
+    console.error('usage: node verify.mjs [EXPORT_DIR] [--expect-key FINGERPRINT]... [--anchor HEAD_HASH]...')
     process.exit(2)
   }
 }
 dir ??= dirname(fileURLToPath(import.meta.url))
+for (const h of outside)
+  if (!/^[0-9a-f]{64}$/.test(h)) {
+    console.error('--anchor: a head hash is 64 hex digits, got "' + h + '"')
+    process.exit(2)
+  }
 for (const p of pins)
   if (!/^[0-9a-f]{64}$/.test(p)) {
     console.error('--expect-key: a fingerprint is 64 hex digits, got "' + p + '"')
@@ -241,6 +249,8 @@ if (existsSync(join(dir, 'anchors.json'))) {
     }
   }
 }
+for (const h of outside)
+  if (!hashes.has(h)) problems.push('--anchor: the chain does not pass through the head ' + h.slice(0, 12) + '... published outside the appliance: the chain was rewritten (or the head lies outside this export)')
 
 if (problems.length) {
   for (const p of problems.slice(1)) console.error(p)

@@ -3,6 +3,7 @@
  * answers a real TimeStampResp, a TSTInfo in a CMS SignedData signed by a self-made ECDSA P-256
  * certificate. `mode` makes it answer a wrong imprint, a refusal, or plain text.
  */
+import { webcrypto } from 'node:crypto'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import * as asn1js from 'asn1js'
@@ -16,10 +17,10 @@ const cn = (name: string) =>
   new pkijs.AttributeTypeAndValue({ type: '2.5.4.3', value: new asn1js.Utf8String({ value: name }) })
 
 async function tsaIdentity() {
-  const keys = (await crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
+  const keys = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
     'sign',
     'verify',
-  ])) as CryptoKeyPair
+  ])) as webcrypto.CryptoKeyPair
   const cert = new pkijs.Certificate()
   cert.version = 2
   cert.serialNumber = new asn1js.Integer({ value: 1 })
