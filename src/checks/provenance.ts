@@ -95,6 +95,45 @@ function companyRows(ds: ActiveDataset, dot: number): Record<string, Record<stri
   return out
 }
 
+type Obj = Record<string, unknown>
+const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {})
+
+/**
+ * The source files a version records (dataset_versions.files): a download or `import --dir`
+ * stores `{inputs: {id: {url, sha256, bytes, vintage, portal_count}}}`; a build from local files
+ * (the sample, tests) `{inputs: {id: path}, hashes: {id: {file, sha256, bytes}}, counts}`.
+ */
+function filesOf(text: string | null): SourceFileJson[] {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text ?? 'null')
+  } catch {
+    return []
+  }
+  const o = obj(parsed)
+  const list: Obj[] = Array.isArray(parsed)
+    ? (parsed as unknown[]).map(obj)
+    : Object.entries(obj(o['inputs'])).map(([id, f]) => {
+        const h = obj(obj(o['hashes'])[id])
+        return typeof f === 'string'
+          ? {
+              id,
+              ...h,
+              url: h['file'] ? `file:${String(h['file'])}` : null,
+              rows: obj(o['counts'])[id],
+            }
+          : { id, ...obj(f), rows: obj(f)['portal_count'] }
+      })
+  return list.map((f) => ({
+    id: str(f['id']),
+    url: str(f['url']),
+    sha256: str(f['sha256']),
+    bytes: num(f['bytes']),
+    rows: num(f['rows']),
+    last_modified: str(f['vintage']) ?? str(f['lastModified']) ?? str(f['last_modified']),
+  }))
+}
+
 /** The datasets of the caller's view, as stored in dataset_versions, with the company's rows. */
 export function dataSources(deps: Deps, mode: KeyMode, dot: number): DataSourceJson[] {
   const view = deps.datasets.view(mode)
@@ -104,35 +143,7 @@ export function dataSources(deps: Deps, mode: KeyMode, dot: number): DataSourceJ
     const ds = view.get(name)
     if (!ds) continue
     const v = (version.get(ds.versionId) ?? {}) as Record<string, unknown>
-    let files: SourceFileJson[] = []
-    try {
-      const parsed = JSON.parse(str(v['files']) ?? '[]') as unknown
-      // a download records a list (or map) of files; an import from a folder {inputs: {id: path}, counts}
-      const o = (parsed ?? {}) as Record<string, unknown>
-      const inputs = o['inputs'] as Record<string, unknown> | undefined
-      const counts = (o['counts'] ?? {}) as Record<string, unknown>
-      const list: Record<string, unknown>[] = Array.isArray(parsed)
-        ? (parsed as Record<string, unknown>[])
-        : inputs && typeof inputs === 'object'
-          ? Object.keys(inputs).map((id) => ({
-              id,
-              rows: (counts[id] as { rows?: unknown } | undefined)?.rows,
-              ...(typeof o['fingerprint'] === 'string' ? { sha256: o['fingerprint'] } : {}),
-            }))
-          : Object.entries(o as Record<string, Record<string, unknown>>).map(
-              ([id, f]): Record<string, unknown> => ({ id, ...f }),
-            )
-      files = list.map((f) => ({
-        id: str(f['id']),
-        url: str(f['url']),
-        sha256: str(f['sha256']),
-        bytes: num(f['bytes']),
-        rows: num(f['rows']),
-        last_modified: str(f['lastModified']) ?? str(f['last_modified']),
-      }))
-    } catch {
-      files = []
-    }
+    const files = filesOf(str(v['files']))
     out.push({
       dataset: name,
       version_id: ds.versionId,

@@ -4,8 +4,9 @@
  * `<file>.count` sidecar holding its row count: the version is then activated only when the file
  * holds exactly that many rows (the portal count check of a sync, for files carried by hand).
  */
-import { existsSync, readdirSync } from 'node:fs'
-import { join } from 'node:path'
+import { createHash } from 'node:crypto'
+import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs'
+import { basename, join } from 'node:path'
 import type { DatasetName } from '../db/names.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
 import { DATASETS } from './datasets.ts'
@@ -20,7 +21,23 @@ export type BuildOptions = Omit<RunOptions, 'inputs'> & {
   fingerprint?: string
 }
 
-/** Builds a dataset from the given local files (file id → path) and activates it (runDataset). */
+/** Each input's SHA-256 and size, streamed (a census file is gigabytes): what a check cites. */
+async function hashInputs(
+  inputs: ReadonlyMap<string, string>,
+): Promise<Record<string, { file: string; sha256: string; bytes: number }>> {
+  const out: Record<string, { file: string; sha256: string; bytes: number }> = {}
+  for (const [id, path] of inputs) {
+    const h = createHash('sha256')
+    for await (const chunk of createReadStream(path)) h.update(chunk as Buffer)
+    out[id] = { file: basename(path), sha256: h.digest('hex'), bytes: statSync(path).size }
+  }
+  return out
+}
+
+/**
+ * Builds a dataset from the given local files (file id → path) and activates it (runDataset).
+ * The version stores each file's path (`inputs`), SHA-256 and size (`hashes`).
+ */
 export async function runBuild(
   deps: RunDeps,
   spec: DatasetSpec,
@@ -37,6 +54,7 @@ export async function runBuild(
         inputs,
         files: {
           inputs: Object.fromEntries(inputs),
+          hashes: await hashInputs(inputs),
           fingerprint: fingerprint ?? null,
           counts,
         },

@@ -3,7 +3,12 @@
  * file hashes, the company's imported rows), never a PASS on the sample or stale data, overrides
  * only with the permission, and sandbox checks in their own chain and list.
  */
+import { createHash } from 'node:crypto'
+import { readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { pipelineDeps } from '../../deps.ts'
+import { importMirror } from '../../sync/import.ts'
 import { verifyLedger } from '../../checks/ledger.ts'
 import { createTestContext, type TestContext } from '../../testing/context.ts'
 import { LICENSING_FIXTURES } from '../../testing/fmcsa-server.ts'
@@ -62,8 +67,15 @@ describe('a check on the regulator data', () => {
       rows: expect.any(Number),
       imported_at: expect.any(String),
     })
-    // an import from a folder names its files; a download also records each file's sha256
-    expect((census['files'] as Json[])[0]).toMatchObject({ id: 'az4n-8mr2' })
+    // every source file with the SHA-256 and size computed while it was imported
+    const file = (census['files'] as Json[])[0]
+    const path = join(LICENSING_FIXTURES, 'az4n-8mr2.csv')
+    expect(file).toMatchObject({
+      id: 'az4n-8mr2',
+      url: 'file:az4n-8mr2.csv',
+      sha256: createHash('sha256').update(readFileSync(path)).digest('hex'),
+      bytes: statSync(path).size,
+    })
     const rows = census['company_rows'] as Record<string, Json[]>
     expect(Object.values(rows).flat()[0]).toMatchObject({ dot_number: 1000001 })
     expect(rule(body, 'data_is_regulators')?.result).toBe('pass')
@@ -147,5 +159,37 @@ describe('a live key while the appliance serves the bundled sample', () => {
       },
     )
     expect(body['verdict']).not.toBe('pass')
+  })
+})
+
+describe('a check on an air-gapped import --dir', () => {
+  test('cites each file by SHA-256 and the date given with the import as the regulator date', async () => {
+    const ctx = await createTestContext({ now: '2026-11-15T12:00:00Z' })
+    try {
+      const r = await importMirror(pipelineDeps(ctx.deps), LICENSING_FIXTURES, {
+        asOf: '2026-11-13',
+        sampleDir: null,
+        oosMinRows: 1,
+        trigger: 'test',
+        signal: AbortSignal.timeout(60_000),
+      })
+      expect(r.results.every((x) => x.status === 'activated')).toBe(true)
+      const k = ctx.account('starter').key()
+      const res = await ctx.post('/v1/checks', { dot: '1000001' }, k)
+      expect(res.status).toBe(201)
+      const body = (await res.json()) as Json
+      const census = (body['data_sources'] as Json[]).find((s) => s['dataset'] === 'census')
+      const path = join(LICENSING_FIXTURES, 'az4n-8mr2.csv')
+      expect(census).toMatchObject({ channel: 'live', regulator_date: '2026-11-13' })
+      expect((census?.['files'] as Json[])[0]).toMatchObject({
+        id: 'az4n-8mr2',
+        sha256: createHash('sha256').update(readFileSync(path)).digest('hex'),
+        bytes: statSync(path).size,
+        last_modified: '2026-11-13T00:00:00.000Z',
+      })
+      expect(body['data_as_of']).toMatchObject({ census: '2026-11-13' })
+    } finally {
+      ctx.close()
+    }
   })
 })
