@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest'
 import { CENSUS_FILE_ID } from '../census/census.ts'
+import { verifyLedger } from '../checks/ledger.ts'
 import { CarrierJson } from '../carriers/schema.ts'
 import { createLogger } from '../log.ts'
 import { carrierRow, writeCensus } from '../testing/census-fixture.ts'
@@ -408,5 +409,37 @@ describe('resolveDocketViaQcmobile', () => {
     const app = await appliance()
     fake.knobs.mode = 'maintenance'
     expect(await resolveDocketViaQcmobile(app.ctx.deps, 'MC', 1)).toBeNull()
+  })
+})
+
+describe('in a signed check (POST /v1/checks with "crosscheck": true)', () => {
+  test('the QCMobile answer (match, mismatch) or why it was unavailable is in the signed document', async () => {
+    const app = await appliance()
+    const check = async (dot: number) => {
+      const res = await app.ctx.post('/v1/checks', { dot: String(dot), crosscheck: true }, app.key)
+      expect(res.status).toBe(201)
+      const id = ((await res.json()) as { check_id: string }).check_id
+      // read back from the stored, signed text
+      const stored = (await (await app.ctx.get(`/v1/checks/${id}`, app.key)).json()) as {
+        crosscheck: Record<string, unknown> | null
+      }
+      const row = app.ctx.deps.db.prepare('SELECT document FROM checks WHERE id = ?').get(id) as {
+        document: string
+      }
+      expect((JSON.parse(row.document) as { crosscheck: unknown }).crosscheck).toEqual(
+        stored.crosscheck,
+      )
+      return stored.crosscheck
+    }
+    expect(await check(VERIHA)).toMatchObject({ status: 'match' })
+    const mismatch = await check(ACME)
+    expect(mismatch).toMatchObject({ status: 'mismatch' })
+    expect(JSON.stringify(mismatch)).toContain('power_units')
+    fake.knobs.mode = 'maintenance'
+    expect(await check(SPARE[7] ?? 0)).toMatchObject({
+      status: 'unavailable',
+      reason: 'maintenance',
+    })
+    expect(verifyLedger(app.ctx.deps.db, undefined, []).ok).toBe(true)
   })
 })
