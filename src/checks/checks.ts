@@ -113,6 +113,39 @@ export interface CreatedCheck {
   meta: ReturnType<typeof toMetaJson>
 }
 
+/** The contact verification of the request, and the one-time-code verification it names. */
+function contactParts(
+  deps: Deps,
+  caller: Caller,
+  req: CheckRequest,
+  served: Pick<CheckDocument['record'], 'dot_number' | 'identity' | 'contact'>,
+  named: (ContactVerificationRef & { dot_number: string }) | null,
+) {
+  const contact = req.contact
+  const contactCheck =
+    contact && (contact.phone !== undefined || contact.email !== undefined)
+      ? checkContact(
+          contact,
+          {
+            dot_number: served.dot_number,
+            country: served.identity.country,
+            phone: served.contact.phone,
+            email: served.contact.email,
+          },
+          contactSources(deps, caller),
+        )
+      : null
+  // verified only for this company
+  const contactVerification: ContactVerificationRef | null = named && {
+    id: named.id,
+    channel: named.channel,
+    sent_to: named.sent_to,
+    verified: named.verified && named.dot_number === served.dot_number,
+    verified_at: named.verified_at,
+  }
+  return { contactCheck, contactVerification }
+}
+
 /** Judges and stores a check (404 and 400 are not billed; 429 past a capped plan's quota). */
 export async function createCheck(
   deps: Deps,
@@ -136,26 +169,7 @@ export async function createCheck(
   )
   const now = deps.clock()
   const contact = req.contact
-  const contactCheck =
-    contact && (contact.phone !== undefined || contact.email !== undefined)
-      ? checkContact(
-          contact,
-          {
-            dot_number: served.dot_number,
-            country: served.identity.country,
-            phone: served.contact.phone,
-            email: served.contact.email,
-          },
-          contactSources(deps, caller),
-        )
-      : null
-  const contactVerification: ContactVerificationRef | null = named && {
-    id: named.id,
-    channel: named.channel,
-    sent_to: named.sent_to,
-    verified: named.verified && named.dot_number === served.dot_number,
-    verified_at: named.verified_at,
-  }
+  const { contactCheck, contactVerification } = contactParts(deps, caller, req, served, named)
   const policy = effectivePolicy(deps.db, caller.accountId)
   const evaluation = evaluatePolicy(
     policy.document,

@@ -119,7 +119,7 @@ function filesOf(text: string | null): SourceFileJson[] {
           ? {
               id,
               ...h,
-              url: h['file'] ? `file:${String(h['file'])}` : null,
+              url: str(h['file']) === null ? null : `file:${str(h['file'])}`,
               rows: obj(o['counts'])[id],
             }
           : { id, ...obj(f), rows: obj(f)['portal_count'] }

@@ -65,9 +65,9 @@ export function readTimeStampResponse(der: Uint8Array, hashHex: string, nonce?: 
     throw new Error('the answer is not a TimeStampResp')
   }
   const status = resp.status.status
-  if (status !== 0 && status !== 1)
+  if (status !== pkijs.PKIStatus.granted && status !== pkijs.PKIStatus.grantedWithMods)
     throw new Error(
-      `the TSA refused (status ${status}${resp.status.statusStrings?.length ? `: ${resp.status.statusStrings.map((s) => s.valueBlock.value).join('; ')}` : ''})`,
+      `the TSA refused (status ${String(status)}${resp.status.statusStrings?.length ? `: ${resp.status.statusStrings.map((s) => s.valueBlock.value).join('; ')}` : ''})`,
     )
   if (!resp.timeStampToken) throw new Error('the answer carries no time-stamp token')
   const tst = tstInfoOf(resp.timeStampToken)

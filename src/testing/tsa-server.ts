@@ -14,13 +14,16 @@ const SIGNED_DATA_OID = '1.2.840.113549.1.7.2'
 const TEST_POLICY = '1.3.6.1.4.1.99999.1'
 
 const cn = (name: string) =>
-  new pkijs.AttributeTypeAndValue({ type: '2.5.4.3', value: new asn1js.Utf8String({ value: name }) })
+  new pkijs.AttributeTypeAndValue({
+    type: '2.5.4.3',
+    value: new asn1js.Utf8String({ value: name }),
+  })
 
 async function tsaIdentity() {
-  const keys = (await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
+  const keys = await webcrypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-256' }, true, [
     'sign',
     'verify',
-  ])) as webcrypto.CryptoKeyPair
+  ])
   const cert = new pkijs.Certificate()
   cert.version = 2
   cert.serialNumber = new asn1js.Integer({ value: 1 })
