@@ -2,7 +2,7 @@ import { afterEach, beforeEach, expect, test } from 'vitest'
 import { pipelineDeps } from '../deps.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { LICENSING_FIXTURES } from '../testing/fmcsa-server.ts'
-import { ensureSample } from './sample.ts'
+import { ensureSample, sampleAsOf } from './sample.ts'
 
 let ctx: TestContext
 beforeEach(async () => (ctx = await createTestContext()))
@@ -32,4 +32,19 @@ test('each sample dataset is judged on its own: a missing one is rebuilt alone',
     (again as { dataset: string; status: string }[]).map((r) => [r.dataset, r.status]),
   ).toEqual([['motus', 'activated']])
   expect(await ensure()).toBe('current')
+})
+
+test('the bundled sample is dated by its AS_OF file, not by the day it is built', async () => {
+  const dir = 'data/sample'
+  expect(sampleAsOf(dir)).toBe('2026-11-01')
+  const built = await ensureSample(pipelineDeps(ctx.deps), dir, AbortSignal.timeout(60_000))
+  expect(built).not.toBe('current')
+  const dates = ctx.deps.db
+    .prepare(
+      `SELECT dataset, as_of FROM dataset_versions WHERE channel = 'sample' AND status = 'active'`,
+    )
+    .all() as { dataset: string; as_of: string }[]
+  expect(dates.find((d) => d.dataset === 'census')?.as_of).toBe('2026-11-01')
+  // the frozen legacy file keeps its own date
+  expect(dates.find((d) => d.dataset === 'legacy')?.as_of).toBe('2026-05-14')
 })

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { DATASETS } from './datasets.ts'
 import { filesInDir, inputsFor, runBuild } from './pipeline.ts'
 import type { RunDeps, RunResult } from './run.ts'
@@ -12,6 +13,17 @@ export function sampleFingerprint(files: ReadonlyMap<string, string>): string | 
   const h = createHash('sha256')
   for (const [id, path] of sorted) h.update(id).update(readFileSync(path))
   return h.digest('hex')
+}
+
+/**
+ * The date the sample's data describes (its `AS_OF` file, YYYY-MM-DD): the sample is dated by
+ * its snapshot, never by the day it was first built. Null when the folder has none.
+ */
+export function sampleAsOf(dir: string): string | null {
+  const file = join(dir, 'AS_OF')
+  if (!existsSync(file)) return null
+  const text = readFileSync(file, 'utf8').trim()
+  return /^\d{4}-\d{2}-\d{2}$/.test(text) ? text : null
 }
 
 /** How long a start waits for a sample dataset another process is building. */
@@ -31,11 +43,14 @@ export async function ensureSample(
   const available = filesInDir(dir)
   if (available.size === 0) return 'absent'
   const results: RunResult[] = []
+  const asOf = sampleAsOf(dir)
   for (const spec of DATASETS) {
     if (signal.aborted) break
     const inputs = inputsFor(spec, available)
-    const fingerprint = sampleFingerprint(inputs)
-    if (!fingerprint) continue
+    const files = sampleFingerprint(inputs)
+    if (!files) continue
+    // the date is part of the fingerprint: a sample built with the day of its build is rebuilt
+    const fingerprint = asOf ? `${files}@${asOf}` : files
     // a row whose file is missing (a restored app.db) is rebuilt like a missing one
     const current = servableVersion(deps.db, deps.paths.dataDir, spec.name, 'sample')
     const stored = current?.files
@@ -53,6 +68,7 @@ export async function ensureSample(
         signal,
         fingerprint,
         waitMs: SAMPLE_LEASE_WAIT_MS,
+        ...(asOf ? { asOf } : {}),
       }),
     )
   }
