@@ -14,6 +14,7 @@ import { createTestContext, type TestContext } from '../testing/context.ts'
 import { sampleCensusDir } from '../testing/fixture-dirs.ts'
 import { LICENSING_FIXTURES } from '../testing/fmcsa-server.ts'
 import { checkEvidence, checkReport } from './checks.ts'
+import { checkPage } from './html.ts'
 import { PDF_HASH_KEY } from './pdf.ts'
 
 const available = spawnSync('pdftotext', ['-v']).status === 0
@@ -142,6 +143,25 @@ describe.runIf(available)('the check report PDF', () => {
     expect(existsSync(join(tmp, 'page1.png'))).toBe(true)
     if (process.env.REPORT_PNG)
       writeFileSync(process.env.REPORT_PNG, readFileSync(join(tmp, 'page1.png')))
+  })
+
+  test('stale data: a live check ten days after the data carries the banner; the HTML page says the same in words', async () => {
+    const { account, key } = ctx.account('starter')
+    ctx.clock.set('2026-11-25T12:00:00Z')
+    try {
+      const res = await ctx.post('/v1/checks', { dot: '1000001' }, key())
+      expect(res.status).toBe(201)
+      const id = ((await res.json()) as { check_id: string }).check_id
+      const t = text(checkReport(ctx.deps, account.id, id), 'stale')
+      expect(t.indexOf('Warning: stale data')).toBeGreaterThanOrEqual(0)
+      expect(t.indexOf('Warning: stale data')).toBeLessThan(t.indexOf('EFFECTIVE VERDICT'))
+      const html = checkPage(checkEvidence(ctx.deps, account.id, id))
+      expect(html).toContain('Warning:</b> stale data')
+      expect(html).toContain('Found liability (BIPD) cover on file: $')
+      expect(html).not.toMatch(/<td>[^<]*insurance\.bipd_on_file/)
+    } finally {
+      ctx.clock.set('2026-11-15T12:00:00Z')
+    }
   })
 
   test('a sandbox check carries the banner; an unknown or another account’s check is not found', () => {

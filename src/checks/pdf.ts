@@ -38,10 +38,9 @@ const PLAIN: Record<string, string> = {
   '✓': 'yes',
   '×': 'x',
 }
-export const pdfText = (s: string): string =>
-  // eslint-disable-next-line no-control-regex
+const pdfText = (s: string): string =>
   s.replace(
-    /[^\u0000-\u00ff\u2013\u2014\u2018\u2019\u201c\u201d\u2022\u2026\u20ac]/g,
+    /[^\t\n -\u00ff\u2013\u2014\u2018\u2019\u201c\u201d\u2022\u2026\u20ac]/g,
     (c) => PLAIN[c] ?? '?',
   )
 

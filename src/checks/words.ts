@@ -28,8 +28,8 @@ const LABEL: Record<string, string> = {
   'safety.vehicle_inspections': 'vehicle inspections',
   'safety.vehicle_oos_rate': 'vehicle out-of-service rate',
   'trust.trust_score': 'Trust Score',
-  'contact_check.phone': 'a phone number given',
-  'contact_check.email': 'an e-mail address given',
+  'contact_check.phone': 'a phone number',
+  'contact_check.email': 'an e-mail address',
   'contact_check.phone.matches_on_file': "the phone given is FMCSA's number",
   'contact_check.phone.other_companies_revoked_or_oos':
     'other companies with that phone that are revoked or out of service',
@@ -42,7 +42,7 @@ const LABEL: Record<string, string> = {
 }
 
 /** A field in words: its label, else its last part with spaces (never the dotted path). */
-export function fieldInWords(path: string): string {
+function fieldInWords(path: string): string {
   const known = LABEL[path]
   if (known) return known
   const last = path.split('.').slice(1).join(' ') || path
@@ -63,8 +63,9 @@ export const dateInWords = (iso: string): string =>
 const CODES: Record<string, string> = { A: 'active', I: 'inactive', N: 'none', Y: 'yes' }
 
 /** A value found in words, by what the field holds. */
-export function valueInWords(path: string, v: unknown): string {
-  if (v === null || v === undefined) return 'none on file'
+function valueInWords(path: string, v: unknown): string {
+  if (v === null || v === undefined)
+    return path.startsWith('contact_check') ? 'none given' : 'none on file'
   if (typeof v === 'boolean') return v ? 'yes' : 'no'
   if (typeof v === 'number') {
     if (/(_on_file|_required|amount|coverage)$/.test(path)) return money(v)
@@ -102,9 +103,10 @@ const OPS: Record<Condition['op'], string> = {
 }
 
 /** One condition in words: "liability (BIPD) cover on file at least $750,000". */
-export function conditionInWords(c: Condition): string {
+function conditionInWords(c: Condition): string {
   const name = fieldInWords(c.field)
-  if (c.op === 'present') return name
+  if (c.op === 'present')
+    return `${name} is ${c.field.startsWith('contact_check') ? 'given' : 'on file'}`
   if (c.value === undefined) return `${name}: ${OPS[c.op]}`
   if (c.op === 'days_since_gte' || c.op === 'days_since_lte')
     return `${name} ${OPS[c.op]} ${String(c.value)} days before the check`
@@ -151,8 +153,9 @@ function addressDetail(doc: CheckDocument): string {
 /** What a rule read, in words, with the detail behind an amount or an address. */
 function foundInWords(r: RuleResult, doc: CheckDocument): string {
   const parts: string[] = []
+  let contact = ''
   for (const [path, v] of Object.entries(r.observed)) {
-    if (path.endsWith('#days_since')) continue
+    if (path.endsWith('#days_since') || path === 'source') continue
     if (path.endsWith('#days_old')) {
       parts.push(`${path.slice(0, -9)} data ${String(v)} days old`)
       continue
@@ -162,16 +165,19 @@ function foundInWords(r: RuleResult, doc: CheckDocument): string {
     if (typeof days === 'number') text += ` (${days} days before the check)`
     if (path.startsWith('insurance.') && typeof v === 'number') text += insuranceDetail(doc, path)
     if (path.includes('address')) text += addressDetail(doc)
-    if (path.startsWith('contact_check.phone') && doc.contact_check?.phone)
-      text += ` (given ${doc.contact_check.phone.given}, on file ${doc.contact_check.phone.on_file ?? 'none'})`
-    if (path.startsWith('contact_check.email') && doc.contact_check?.email)
-      text += ` (given ${doc.contact_check.email.given}, on file ${doc.contact_check.email.on_file ?? 'none'})`
+    const given = path.startsWith('contact_check.phone')
+      ? doc.contact_check?.phone
+      : path.startsWith('contact_check.email')
+        ? doc.contact_check?.email
+        : null
+    if (given) contact = ` (given ${given.given}, on file ${given.on_file ?? 'none'})`
     parts.push(text)
   }
-  return parts.join('; ')
+  // the contact given and the one on file, once for the rule
+  return parts.length ? `${parts.join('; ')}${contact}` : ''
 }
 
-export interface RuleInWords {
+interface RuleInWords {
   rule_id: string
   description: string
   result: RuleResult['result']
@@ -180,18 +186,21 @@ export interface RuleInWords {
 }
 
 /** One sentence per rule: what was found, what was required, and the outcome in words. */
-export function ruleInWords(r: RuleResult, doc: CheckDocument): RuleInWords {
+function ruleInWords(r: RuleResult, doc: CheckDocument): RuleInWords {
   const rule: Rule | undefined = doc.policy.document.rules.find((x) => x.id === r.rule_id)
   const found = foundInWords(r, doc)
   const base = { rule_id: r.rule_id, description: r.description, result: r.result }
-  if (!rule)
-    return { ...base, sentence: found ? `${cap(r.reason)}. Found: ${found}.` : cap(r.reason) }
+  if (!rule) {
+    const said = cap(r.reason).replace(/\.?$/, '.')
+    return { ...base, sentence: found ? `${said} Found ${found}.` : said }
+  }
   const required = testInWords(rule.require)
   if (r.result === 'n/a') {
     const when = (rule.when ?? []).map(conditionInWords).join(' and ')
+    const seen = Object.values(r.observed).some((v) => v !== null && v !== undefined)
     return {
       ...base,
-      sentence: `Not applicable: it applies only when ${when}${found ? `; found ${found}` : ''}.`,
+      sentence: `Not applicable: it applies only when ${when}${seen ? `; found ${found}` : ''}.`,
     }
   }
   const head = found ? `Found ${found}.` : 'Not on file.'
