@@ -59,7 +59,7 @@ function collected(options: PDFKit.PDFDocumentOptions) {
 type Doc = InstanceType<typeof PDFDocument>
 
 function heading(pdf: Doc, text: string) {
-  if (pdf.y > pdf.page.height - FOOTER - MARGIN - 60) pdf.addPage()
+  if (pdf.y > pdf.page.height - pdf.page.margins.bottom - 60) pdf.addPage()
   pdf.moveDown(0.8).font('Helvetica-Bold').fontSize(13).fillColor(INK).text(text)
   pdf.moveDown(0.3).font('Helvetica').fontSize(10)
 }
@@ -71,7 +71,7 @@ function rows(pdf: Doc, items: readonly [string, string][]) {
   const width = pdf.page.width - 2 * MARGIN - labelWidth
   for (const [k, v] of items) {
     const h = Math.max(pdf.font('Helvetica').fontSize(10).heightOfString(pdfText(v), { width }), 12)
-    if (pdf.y + h > pdf.page.height - FOOTER - MARGIN) pdf.addPage()
+    if (pdf.y + h > pdf.page.height - pdf.page.margins.bottom) pdf.addPage()
     const y = pdf.y
     pdf
       .font('Helvetica-Bold')
@@ -173,7 +173,7 @@ function rules(pdf: Doc, d: CheckDocument) {
       pdf.font('Helvetica-Bold').fontSize(10).heightOfString(title, { width }) +
       pdf.font('Helvetica').fontSize(9).heightOfString(text, { width }) +
       6
-    if (pdf.y + h > pdf.page.height - FOOTER - MARGIN) pdf.addPage()
+    if (pdf.y + h > pdf.page.height - pdf.page.margins.bottom) pdf.addPage()
     const y = pdf.y
     pdf
       .save()
@@ -321,7 +321,7 @@ export function checkReportPdf(p: PageInput, now: Date = new Date(p.doc.created_
   }
   const { pdf, parts } = collected({
     size: 'LETTER',
-    margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: MARGIN + FOOTER },
+    margins: { top: MARGIN, left: MARGIN, right: MARGIN, bottom: FOOTER + 20 },
     bufferPages: true,
     info,
   })
