@@ -23,6 +23,7 @@ import { checksCreateEndpoint } from './http/routes/checks-create.ts'
 import { checksGetEndpoint } from './http/routes/checks-get.ts'
 import { checksListEndpoint } from './http/routes/checks-list.ts'
 import { checksOverrideEndpoint } from './http/routes/checks-override.ts'
+import { checksReportEndpoint } from './http/routes/checks-report.ts'
 import { contactVerificationsConfirmEndpoint } from './http/routes/contact-verifications-confirm.ts'
 import { contactVerificationsCreateEndpoint } from './http/routes/contact-verifications-create.ts'
 import { docsEndpoint } from './http/routes/docs.ts'
@@ -56,6 +57,7 @@ const API_ENDPOINTS: readonly Endpoint[] = [
   checksCreateEndpoint,
   checksListEndpoint,
   checksGetEndpoint,
+  checksReportEndpoint,
   checksOverrideEndpoint,
   contactVerificationsCreateEndpoint,
   contactVerificationsConfirmEndpoint,

@@ -117,6 +117,14 @@ export async function tour(
   if (!check.data) throw new ApiError(check.error)
   const id = check.data.check_id
   seen('getCheck', await api.GET('/v1/checks/{id}', { params: { path: { id } } }))
+  // a binary answer: the check as a PDF report to hand over
+  const report = await api.GET('/v1/checks/{id}/report.pdf', {
+    params: { path: { id } },
+    parseAs: 'arrayBuffer',
+  })
+  seen('getCheckReport', report)
+  if (report.data && new TextDecoder().decode(report.data.slice(0, 5)) !== '%PDF-')
+    throw new Error('the report is not a PDF')
   seen(
     'overrideCheck',
     await api.POST('/v1/checks/{id}/override', {

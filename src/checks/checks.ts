@@ -31,7 +31,9 @@ import type {
   OverrideRequest,
   ContactVerificationRef,
 } from './schema.ts'
-import { currentSigner } from './signing.ts'
+import type { PageInput } from './html.ts'
+import { checkReportPdf } from './pdf.ts'
+import { currentSigner, publicKeys } from './signing.ts'
 
 /** The current signing key; a newly made one is logged with its fingerprint, to be pinned. */
 export const signerFor = (deps: Deps, now: number) =>
@@ -303,6 +305,23 @@ export function getCheck(deps: Deps, accountId: number, id: string): CheckJson {
   if (!row) throw notFound(id)
   return toCheckJson(row, overridesOf(deps, id))
 }
+
+/** What a page or report of a stored check renders: the signed text, its signature, its overrides. */
+export function checkEvidence(deps: Deps, accountId: number, id: string): PageInput {
+  const row = checkRow(deps, accountId, id)
+  if (!row) throw notFound(id)
+  const key = publicKeys(deps.db).find((k) => k.key_id === row.signingKeyId)
+  return {
+    doc: JSON.parse(row.document) as CheckDocument,
+    document: row.document,
+    signature: { ...signatureOf(row), fingerprint: key?.fingerprint ?? '' },
+    overrides: overridesOf(deps, id).map((o) => JSON.parse(o.document) as OverrideDocument),
+  }
+}
+
+/** The PDF report of the account's check (404 for another account's or an unknown id). */
+export const checkReport = (deps: Deps, accountId: number, id: string): Buffer =>
+  checkReportPdf(checkEvidence(deps, accountId, id))
 
 /** Whether an API key may override: it has the `override` scope. */
 const mayOverride = (deps: Deps, keyId: number) =>

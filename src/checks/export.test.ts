@@ -149,6 +149,17 @@ function forge(dir: string, changeDocument: (doc: string) => string) {
         `$1${sha256(e.document)}`,
       ),
     )
+    // the PDF states it in its metadata (same length: the offsets stay right)
+    const pdf = join(dir, 'pages', `${e.id}.pdf`)
+    writeFileSync(
+      pdf,
+      Buffer.from(
+        readFileSync(pdf)
+          .toString('latin1')
+          .replace(/(\n\d+ 0 obj\n\()[0-9a-f]{64}(\))/g, `$1${sha256(e.document)}$2`),
+        'latin1',
+      ),
+    )
   }
   const chain = JSON.parse(readFileSync(join(dir, 'chain.json'), 'utf8')) as Record<string, unknown>
   delete chain['signature']
@@ -254,6 +265,25 @@ describe('verify.mjs', () => {
       'an extra file',
       (d) => writeFileSync(join(d, 'pages', 'extra.html'), '<p>hello</p>'),
       'unexpected file: pages/extra.html (not listed in chain.json)',
+    ],
+    [
+      'a PDF report missing',
+      (d) => unlinkSync(join(d, 'pages', `${checkIds[0] ?? ''}.pdf`)),
+      () => `missing file: pages/${checkIds[0] ?? ''}.pdf`,
+    ],
+    [
+      'a PDF report edited (a byte of its metadata)',
+      (d) => {
+        const p = join(d, 'pages', `${checkIds[1] ?? ''}.pdf`)
+        writeFileSync(
+          p,
+          Buffer.from(
+            readFileSync(p).toString('latin1').replace('carrier-verify', 'carrier-verifx'),
+            'latin1',
+          ),
+        )
+      },
+      () => `pages/${checkIds[1] ?? ''}.pdf: its sha256 is not the one chain.json lists`,
     ],
     ['chain.json missing', (d) => unlinkSync(join(d, 'chain.json')), 'missing file: chain.json'],
     [

@@ -12,7 +12,8 @@ import { join } from 'node:path'
 import type { Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
 import { anchorFiles } from './anchors.ts'
-import { checkPage } from './html.ts'
+import { checkPage, type PageInput } from './html.ts'
+import { checkReportPdf } from './pdf.ts'
 import { ROW_COLUMNS, type LedgerRow } from './ledger.ts'
 import { timeRange } from './list.ts'
 import type { CheckDocument, OverrideDocument } from './schema.ts'
@@ -73,6 +74,8 @@ checks.jsonl      one signed entry a line (a check or a recorded override), in c
                    signature, document}; "document" is the signed JSON text, byte for byte.
 pages/            one human-readable page per check (HTML, self-contained); each carries the
                   sha256 of the signed document it renders. The evidence is the line.
+                  pages/<check_id>.pdf is the same report as a PDF to hand over (it
+                  states the same sha256, in its text and its metadata); also a rendering.
 public-keys.json  the appliance's Ed25519 public keys (also as keys/<key_id>.pem), each with its
                   introduction signed by the key before it (the first key by itself).
 chain.json        the account, the range, the number of entries, first and last sequence and
@@ -133,22 +136,21 @@ export function exportChecks(db: Sqlite, o: ExportOptions): ExportResult {
     const overrides = (overridesOf.all(r.id) as { document: string }[]).map(
       (x) => JSON.parse(x.document) as OverrideDocument,
     )
-    files.set(
-      `pages/${r.id}.html`,
-      checkPage({
-        doc: JSON.parse(r.document) as CheckDocument,
-        document: r.document,
-        signature: {
-          key_id: r.signingKeyId,
-          fingerprint: fingerprints.get(r.signingKeyId) ?? '',
-          hash: r.hash,
-          prev_hash: r.prevHash,
-          value: r.signature,
-          seq: r.seq,
-        },
-        overrides,
-      }),
-    )
+    const page: PageInput = {
+      doc: JSON.parse(r.document) as CheckDocument,
+      document: r.document,
+      signature: {
+        key_id: r.signingKeyId,
+        fingerprint: fingerprints.get(r.signingKeyId) ?? '',
+        hash: r.hash,
+        prev_hash: r.prevHash,
+        value: r.signature,
+        seq: r.seq,
+      },
+      overrides,
+    }
+    files.set(`pages/${r.id}.html`, checkPage(page))
+    files.set(`pages/${r.id}.pdf`, checkReportPdf(page))
   }
   files.set('public-keys.json', `${JSON.stringify(keys, null, 2)}\n`)
   for (const k of keys) files.set(`keys/${k.key_id}.pem`, k.public_key_pem)

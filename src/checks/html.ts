@@ -3,8 +3,8 @@
  * broker hands an insurer or a court. The signed document itself is embedded verbatim at the end.
  */
 import { createHash } from 'node:crypto'
-import type { RuleResult } from './evaluate.ts'
 import type { CheckDocument, OverrideDocument } from './schema.ts'
+import { rulesInWords, warningsOf, whoInWords } from './words.ts'
 
 const esc = (v: string | number | boolean | null | undefined): string =>
   String(v ?? '—')
@@ -24,27 +24,19 @@ const NA =
 const row = (k: string, v: string | number | null | undefined) =>
   `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`
 
-function rules(results: readonly RuleResult[]): string {
-  return results
+/** Each rule with what was found and what was required, in words (the PDF says the same). */
+function rules(d: CheckDocument): string {
+  return rulesInWords(d)
     .map(
       (r) =>
-        `<tr><td>${r.result === 'n/a' ? NA : badge(r.result)}</td><td><b>${esc(r.description)}</b><br><small>${esc(r.rule_id)}</small></td><td>${esc(r.reason)}</td></tr>`,
+        `<tr><td>${r.result === 'n/a' ? NA : badge(r.result)}</td><td><b>${esc(r.description)}</b><br><small>${esc(r.rule_id)}</small></td><td>${esc(r.sentence)}</td></tr>`,
     )
     .join('\n')
 }
 
 /** A warning above everything when the data was the sample or stale, or the check a sandbox one. */
 function banner(d: CheckDocument): string {
-  const warnings = d.rules
-    .filter(
-      (r) =>
-        (r.rule_id === 'data_is_regulators' || r.rule_id === 'data_fresh') && r.result === 'review',
-    )
-    .map((r) => r.reason)
-  if (d.api_key.mode === 'test')
-    warnings.unshift(
-      'a sandbox check, made with a test key on the bundled sample: not evidence about a real carrier',
-    )
+  const warnings = warningsOf(d)
   return warnings.length
     ? `<p role="alert" style="background:#fff4e5;border:2px solid #a15c00;padding:8px 12px"><b>Warning:</b> ${warnings.map(esc).join('; ')}</p>`
     : ''
@@ -121,7 +113,7 @@ ${row('Company', `${r.legal_name ?? ''}${r.dba_name ? ` (DBA ${r.dba_name})` : '
 ${row('USDOT number', r.dot_number)}
 ${row('MC number', r.mc_number)}
 ${row('Reference', d.request.reference)}
-${row('Account / API key', `${d.account_id} / key ${d.api_key.id} (${d.api_key.mode})`)}
+${row('Run by', whoInWords(d))}
 ${row('Policy', `${d.policy.document.name} — ${d.policy.id} (sha256 ${d.policy.sha256})`)}
 ${row('Trust Score', `${r.trust.trust_score ?? '—'} (method ${d.trust_version ?? '—'})`)}
 ${row('Data source', d.source)}
@@ -130,8 +122,8 @@ ${Object.entries(d.data_as_of)
   .join('\n')}
 </table>
 <h2>Rules</h2>
-<table><tr><th style="width:6rem">Result</th><th>Rule</th><th>Reason</th></tr>
-${rules(d.rules)}
+<table><tr><th style="width:6rem">Result</th><th>Rule</th><th>Found, and required</th></tr>
+${rules(d)}
 </table>
 ${contactRows ? `<h2>Contact verification</h2><table>${contactRows}</table>` : ''}
 ${overrides}

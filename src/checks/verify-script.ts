@@ -16,7 +16,8 @@ export const VERIFY_SCRIPT = `#!/usr/bin/env node
 //    signature verifies with a proven key, it chains to the line before, its signed document names
 //    the same id and account, and the lines are exactly the entries, sequences and hashes that
 //    chain.json states (none removed, added or reordered).
-// 4. pages/<check_id>.html: each page states the sha256 of the document of its line.
+// 4. pages/<check_id>.html and .pdf: each page and report states the sha256 of the document of its
+//    line (the PDF in its CarrierVerifyDocumentSha256 metadata entry), and every check has both.
 // 5. anchors.json (when present): every published head is signed by a proven key, every one inside
 //    the range is an entry of the chain, and every RFC 3161 token (anchors/<id>.tsr) holds the
 //    message imprint SHA-256 = that head hash (the TSA's own signature is not checked here:
@@ -216,7 +217,17 @@ for (const p of present.filter((x) => x.startsWith('pages/') && x.endsWith('.htm
   if (!docHash.has(id)) problems.push(p + ': no check ' + id + ' in checks.jsonl')
   else if (!m || m[1] !== docHash.get(id)) problems.push(p + ': the page does not state the sha256 of its signed document')
 }
-for (const id of docHash.keys()) if (!present.includes('pages/' + id + '.html')) problems.push('missing file: pages/' + id + '.html')
+for (const p of present.filter((x) => x.startsWith('pages/') && x.endsWith('.pdf'))) {
+  const id = p.slice(6, -4)
+  const pdf = readFileSync(join(dir, p)).toString('latin1')
+  const ref = /[/]CarrierVerifyDocumentSha256 (?:\\(([0-9a-f]{64})\\)|(\\d+) 0 R)/.exec(pdf)
+  const obj = ref && ref[2] ? new RegExp('(?:^|\\n)' + ref[2] + ' 0 obj\\\\s*\\\\(([0-9a-f]{64})\\\\)').exec(pdf) : null
+  const stated = ref ? ref[1] ?? (obj ? obj[1] : null) : null
+  if (!docHash.has(id)) problems.push(p + ': no check ' + id + ' in checks.jsonl')
+  else if (stated !== docHash.get(id)) problems.push(p + ': the report does not state the sha256 of its signed document')
+}
+for (const id of docHash.keys())
+  for (const ext of ['.html', '.pdf']) if (!present.includes('pages/' + id + ext)) problems.push('missing file: pages/' + id + ext)
 
 // 5. anchors: each is a statement signed by a proven key; each head inside the range is an entry
 // of the chain; each time-stamp token holds the DER MessageImprint {SHA-256, head hash}

@@ -154,8 +154,8 @@ describe('checks verify and export', () => {
     expect(ex.code).toBe(0)
     expect(ex.json()).toMatchObject({ entries: 5, checks: 4, overrides: 1 })
     const pages = readdirSync(join(out, 'pages'))
-    expect(pages).toHaveLength(4)
-    for (const id of ids) expect(pages).toContain(`${id}.html`)
+    expect(pages).toHaveLength(8) // an HTML page and a PDF report per check
+    for (const id of ids) expect(pages).toEqual(expect.arrayContaining([`${id}.html`, `${id}.pdf`]))
     const page = readFileSync(join(out, 'pages', `${ids[0] ?? ''}.html`), 'utf8')
     expect(page).toContain('TEST CARRIER 1000001 LLC')
     expect(page).toContain('L-1')

@@ -46,6 +46,7 @@ describe.runIf(available)('console in chromium', () => {
   let page: Page
   let receiver: Awaited<ReturnType<typeof startReceiver>>
   let acme: number
+  let acmeKey: string
   let other: number
 
   beforeAll(async () => {
@@ -53,6 +54,7 @@ describe.runIf(available)('console in chromium', () => {
     ctx = await createTestContext({ liveDir: 'data/sample', fetch: globalThis.fetch })
     const a = ctx.account('starter', { name: 'Acme Logistics' })
     acme = a.account.id
+    acmeKey = a.key()
     other = ctx.account('professional', { name: 'Globex Freight' }).account.id
     ctx.account('free', { name: 'Initech Brokerage' })
     // a month and a half of traffic so the chart, the past months and the 80 % alert have something to show
@@ -231,6 +233,56 @@ describe.runIf(available)('console in chromium', () => {
     )
     expect(await page.getByText('Something went wrong').count()).toBe(0)
     await shot('checks-bad-filter')
+  })
+
+  test('member: a check opens from the list with its verdict and rules in words; override as the user; PDF download', async () => {
+    const made = await fetch(`${base}/v1/checks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${acmeKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ dot: '1000001', reference: 'BROWSER-1', run_by: 'TMS user 7' }),
+    })
+    expect(made.status).toBe(201)
+    const check = (await made.json()) as { check_id: string; verdict: string }
+    await page.goto(`${base}/console/accounts/${acme}/checks`)
+    // signed in by the first test; alone (vitest -t) this test signs in itself
+    if (page.url().includes('/sign-in')) {
+      await signIn('dispatch@acme.example')
+      await page.goto(`${base}/console/accounts/${acme}/checks`)
+    }
+    await page.getByRole('link', { name: check.check_id }).click()
+    await page.waitForURL(new RegExp(`/checks/${check.check_id}$`))
+    expect(await page.locator('#effective-verdict').textContent()).toBe(check.verdict.toUpperCase())
+    const rules = (await page.getByRole('table').nth(1).textContent()) ?? ''
+    expect(rules).toContain('Found USDOT status: active')
+    expect(rules).not.toContain('identity.usdot_status')
+    expect(await page.getByText('TMS user 7 (unverified').count()).toBe(1)
+    await shot('check')
+
+    await page.getByLabel('Verdict decided').selectOption('fail')
+    await page.getByLabel('Reason').fill('the carrier could not show its cargo certificate')
+    await page.getByRole('button', { name: 'Record override' }).click()
+    await page.getByText('Override recorded: FAIL.').waitFor()
+    expect(await page.locator('#effective-verdict').textContent()).toBe('FAIL')
+    const overrides = (await page.locator('#overrides').textContent()) ?? ''
+    expect(overrides).toContain('dispatch@acme.example (console user)')
+    expect(overrides).toContain('could not show its cargo certificate')
+    // the signed override names the console user as its verified author
+    const stored = (await (
+      await fetch(`${base}/v1/checks/${check.check_id}`, {
+        headers: { authorization: `Bearer ${acmeKey}` },
+      })
+    ).json()) as { effective_verdict: string; overrides: { by: string; by_verified: boolean }[] }
+    expect(stored.effective_verdict).toBe('fail')
+    expect(stored.overrides[0]).toMatchObject({ by: 'dispatch@acme.example', by_verified: true })
+
+    const href = (await page.locator('#report-pdf').getAttribute('href')) ?? ''
+    const pdf = await page.request.get(`${base}${href}`)
+    expect(pdf.status()).toBe(200)
+    expect(pdf.headers()['content-type']).toBe('application/pdf')
+    expect((await pdf.body()).subarray(0, 5).toString()).toBe('%PDF-')
+    // another account's check is not this member's: 404, its PDF too
+    const res = await page.goto(`${base}/console/accounts/${other}/checks/${check.check_id}`)
+    expect(res?.status()).toBe(404)
   })
 
   test('member: the blocked list (add with a field error, add, remove)', async () => {

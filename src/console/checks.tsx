@@ -1,14 +1,95 @@
 /** The account's stored checks with their verdicts (newest first, 50 a page, filter by USDOT). */
 import type { Hono } from 'hono'
 import { CheckListQuery, listChecks } from '../checks/list.ts'
+import type { CheckListJson } from '../checks/schema.ts'
 import { formatFingerprint, proveKeys, publicKeys, trustPins } from '../checks/signing.ts'
 import type { Deps } from '../deps.ts'
 import { accountNav } from './account.tsx'
+import { checkRoutes } from './check.tsx'
 import type { ConsoleEnv } from './env.ts'
 import { accountOf, sessionOf } from './guard.ts'
 import { Layout } from './layout.tsx'
 
 const tone = (v: string) => (v === 'pass' ? 'ok' : v === 'review' ? 'warn' : 'bad')
+
+/** The current signing key and its fingerprint, to be pinned by a third party. */
+function SigningKey(props: { deps: Deps }) {
+  const { deps } = props
+  const current = publicKeys(deps.db).findLast((k) => k.retired_at === null)
+  const proven = current
+    ? proveKeys(
+        publicKeys(deps.db),
+        trustPins(deps.config.paths.dataDir, deps.config.checks.trustedKey),
+      ).proven.has(current.key_id)
+    : false
+  return (
+    <p id="signing-key">
+      {current ? (
+        <>
+          Signing key <code>{current.key_id}</code>, fingerprint{' '}
+          <code>{formatFingerprint(current.fingerprint)}</code>
+          {proven ? '' : ' (not proven by the key history: run checks keys)'}. A third party pins it
+          with <code>node verify.mjs --expect-key {current.fingerprint}</code>.
+        </>
+      ) : (
+        'No signing key yet (one is made with the first check).'
+      )}
+    </p>
+  )
+}
+
+/** One row a check; the company and the check id open the check. */
+function ChecksTable(props: { accountId: number; checks: CheckListJson['checks'] }) {
+  const account = { id: props.accountId }
+  const open = (id: string) => `/console/accounts/${account.id}/checks/${id}`
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Created (UTC)</th>
+          <th scope="col">USDOT</th>
+          <th scope="col">Company</th>
+          <th scope="col">Reference</th>
+          <th scope="col">Verdict</th>
+          <th scope="col">Effective verdict</th>
+          <th scope="col">Policy</th>
+          <th scope="col">Mode</th>
+          <th scope="col">Check id</th>
+        </tr>
+      </thead>
+      <tbody>
+        {props.checks.map((k) => (
+          <tr id={k.check_id}>
+            <td>{k.created_at.replace('T', ' ').slice(0, 19)}</td>
+            <td>
+              <a href={`/console/accounts/${account.id}/lookup?dot=${k.dot_number}`}>
+                {k.dot_number}
+              </a>
+            </td>
+            <td>
+              <a href={open(k.check_id)}>{k.legal_name ?? '—'}</a>
+            </td>
+            <td>{k.reference ?? '—'}</td>
+            <td>
+              <span class={`badge ${tone(k.verdict)}`}>{k.verdict}</span>
+            </td>
+            <td>
+              <span class={`badge ${tone(k.effective_verdict)}`}>{k.effective_verdict}</span>
+              {k.overrides ? ` (${k.overrides} override${k.overrides > 1 ? 's' : ''})` : ''}
+            </td>
+            <td>{k.policy_id}</td>
+            <td>{k.mode === 'test' ? <span class="badge warn">sandbox</span> : 'live'}</td>
+            <td>
+              <a href={open(k.check_id)}>
+                <code>{k.check_id}</code>
+              </a>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
 
 export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
   app.get('/accounts/:id/checks', (c) => {
@@ -25,13 +106,6 @@ export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
     const list = q.success
       ? listChecks(deps.db, account.id, q.data)
       : { checks: [], next_cursor: null }
-    const current = publicKeys(deps.db).findLast((k) => k.retired_at === null)
-    const proven = current
-      ? proveKeys(
-          publicKeys(deps.db),
-          trustPins(deps.config.paths.dataDir, deps.config.checks.trustedKey),
-        ).proven.has(current.key_id)
-      : false
     return c.html(
       <Layout
         title={`Checks · ${account.name}`}
@@ -44,20 +118,10 @@ export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
         <h1>Checks of {account.name}</h1>
         <p class="muted">
           Checks are created through the API (<code>POST /v1/checks</code>); each is a signed,
-          chained document. An override keeps the original verdict and sets the effective one.
+          chained document. Open a check for its rules in words, its PDF report and the override
+          form; an override keeps the original verdict and sets the effective one.
         </p>
-        <p id="signing-key">
-          {current ? (
-            <>
-              Signing key <code>{current.key_id}</code>, fingerprint{' '}
-              <code>{formatFingerprint(current.fingerprint)}</code>
-              {proven ? '' : ' (not proven by the key history: run checks keys)'}. A third party
-              pins it with <code>node verify.mjs --expect-key {current.fingerprint}</code>.
-            </>
-          ) : (
-            'No signing key yet (one is made with the first check).'
-          )}
-        </p>
+        <SigningKey deps={deps} />
         <form class="row" method="get" action={base} role="search">
           <div>
             <label for="check-dot">USDOT number</label>
@@ -80,47 +144,7 @@ export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
         ) : list.checks.length === 0 ? (
           <p class="muted">No checks{dot ? ` for USDOT ${dot}` : ''}.</p>
         ) : (
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Created (UTC)</th>
-                <th scope="col">USDOT</th>
-                <th scope="col">Company</th>
-                <th scope="col">Reference</th>
-                <th scope="col">Verdict</th>
-                <th scope="col">Effective verdict</th>
-                <th scope="col">Policy</th>
-                <th scope="col">Mode</th>
-                <th scope="col">Check id</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.checks.map((k) => (
-                <tr id={k.check_id}>
-                  <td>{k.created_at.replace('T', ' ').slice(0, 19)}</td>
-                  <td>
-                    <a href={`/console/accounts/${account.id}/lookup?dot=${k.dot_number}`}>
-                      {k.dot_number}
-                    </a>
-                  </td>
-                  <td>{k.legal_name ?? '—'}</td>
-                  <td>{k.reference ?? '—'}</td>
-                  <td>
-                    <span class={`badge ${tone(k.verdict)}`}>{k.verdict}</span>
-                  </td>
-                  <td>
-                    <span class={`badge ${tone(k.effective_verdict)}`}>{k.effective_verdict}</span>
-                    {k.overrides ? ` (${k.overrides} override${k.overrides > 1 ? 's' : ''})` : ''}
-                  </td>
-                  <td>{k.policy_id}</td>
-                  <td>{k.mode === 'test' ? <span class="badge warn">sandbox</span> : 'live'}</td>
-                  <td>
-                    <code>{k.check_id}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ChecksTable accountId={account.id} checks={list.checks} />
         )}
         {list.next_cursor ? (
           <p>
@@ -134,4 +158,5 @@ export function checksRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
       </Layout>,
     )
   })
+  checkRoutes(app, deps)
 }

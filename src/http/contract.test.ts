@@ -371,6 +371,17 @@ CALLS.push(
     ['suspended', 402, '{check}'],
     ['free', 404, '{check}'],
   ]),
+  ...api('/v1/checks/{id}/report.pdf', '/v1/checks/', [
+    ['starter', 200, '{check}/report.pdf'],
+    ['starter', 400, 'not-an-id/report.pdf'],
+    [null, 401, '{check}/report.pdf'],
+    ['suspended', 402, '{check}/report.pdf'],
+    ['free', 404, '{check}/report.pdf'],
+    ['starter', 404, 'chk_AAAAAAAAAAAAAAAA/report.pdf'],
+  ]),
+  ...api('/api/v1/checks/{id}/report.pdf', '/api/v1/checks/', [
+    ['starter', 200, '{check}/report.pdf'],
+  ]),
   post('/v1/checks/{id}/override', '/v1/checks/{check}/override', 'starter', 201, {
     by: 'QA',
     reason: 'known carrier',

@@ -92,6 +92,17 @@ describe('POST /v1/checks', () => {
     const { meta: _m, watching: _w, ...stored } = body
     expect(again).toEqual(stored)
     expect(used(account.id)).toBe(1) // reading is not billed
+    for (const prefix of ['/v1', '/api/v1']) {
+      const pdf = await ctx.get(`${prefix}/checks/${String(body['check_id'])}/report.pdf`, k)
+      expect(pdf.status).toBe(200)
+      expect(pdf.headers.get('content-type')).toBe('application/pdf')
+      expect(
+        Buffer.from(await pdf.arrayBuffer())
+          .subarray(0, 5)
+          .toString(),
+      ).toBe('%PDF-')
+    }
+    expect(used(account.id)).toBe(1) // nor is the PDF report
 
     // later reads answer the same document, even after the policy changed
     setPolicy(ctx.deps.db, account.id, { ...BUNDLED_POLICY, name: 'stricter' }, Date.parse(NOW), {
@@ -113,6 +124,10 @@ describe('POST /v1/checks', () => {
     expect(await other.json()).toMatchObject({ code: 'not_found' })
     const missing = await ctx.get('/v1/checks/chk_AAAAAAAAAAAAAAAA', b)
     expect(missing.status).toBe(404)
+    const report = await ctx.get(`/v1/checks/${String(body['check_id'])}/report.pdf`, b)
+    expect(report.status).toBe(404)
+    expect(await report.json()).toMatchObject({ code: 'not_found' })
+    expect((await ctx.get('/v1/checks/chk_AAAAAAAAAAAAAAAA/report.pdf', b)).status).toBe(404)
     expect((await ctx.get('/v1/checks/nope', b)).status).toBe(400)
     const ovr = await ctx.post(
       `/v1/checks/${String(body['check_id'])}/override`,
