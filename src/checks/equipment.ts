@@ -16,10 +16,26 @@ import { vinStatus } from '../equipment/vin.ts'
 /** At most this many units per check (a tractor and up to three trailers). */
 export const MAX_EQUIPMENT_UNITS = 4
 
-export const EquipmentUnitRequest = z.union([
-  z.strictObject({ vin: VinParam }),
-  z.strictObject({ plate: PlateParam, state: StateParam }),
-])
+/** One unit: `{"vin"}` or `{"plate", "state"}` (one object, so an error names its field). */
+export const EquipmentUnitRequest = z
+  .strictObject({
+    vin: VinParam.optional(),
+    plate: PlateParam.optional(),
+    state: StateParam.optional(),
+  })
+  .superRefine((u, ctx) => {
+    const plated = u.plate !== undefined || u.state !== undefined
+    if ((u.vin !== undefined) === plated)
+      ctx.addIssue({ code: 'custom', message: 'give either "vin" or "plate" and "state"' })
+    else if (plated && u.plate === undefined)
+      ctx.addIssue({ code: 'custom', message: 'plate is required with state', path: ['plate'] })
+    else if (plated && u.state === undefined)
+      ctx.addIssue({ code: 'custom', message: 'state is required with plate', path: ['state'] })
+  })
+  .transform((u): { vin: string } | { plate: string; state: string } =>
+    u.vin !== undefined ? { vin: u.vin } : { plate: u.plate ?? '', state: u.state ?? '' },
+  )
+  .meta({ description: 'a unit at the dock: {"vin"}, or {"plate", "state"}' })
 export type EquipmentUnitRequest = z.infer<typeof EquipmentUnitRequest>
 
 /** POST /v1/checks `equipment`. */
@@ -31,7 +47,12 @@ export const EquipmentRequest = z
     description: `the units at the dock, at most ${MAX_EQUIPMENT_UNITS}: each a {"vin"} or a {"plate", "state"}; answered in the check's \`equipment_check\``,
   })
 
-export const EquipmentStatus = z.enum(['this_carrier', 'other_carrier', 'never_seen', 'invalid_vin'])
+export const EquipmentStatus = z.enum([
+  'this_carrier',
+  'other_carrier',
+  'never_seen',
+  'invalid_vin',
+])
 
 const UnitJson = z.union([
   z.object({ vin: z.string() }),
@@ -50,7 +71,11 @@ export const EquipmentUnitCheckJson = z.object({
   }),
   other_carriers: z
     .array(
-      z.object({ dot_number: z.string(), legal_name: z.string().nullable(), last_seen: z.string() }),
+      z.object({
+        dot_number: z.string(),
+        legal_name: z.string().nullable(),
+        last_seen: z.string(),
+      }),
     )
     .meta({ description: 'the other USDOTs it was seen under, newest first' }),
   last_seen_with_this_carrier: date,
@@ -61,7 +86,11 @@ export const EquipmentUnitCheckJson = z.object({
 export type EquipmentUnitCheckJson = z.infer<typeof EquipmentUnitCheckJson>
 
 const unitCount = (what: string) =>
-  z.number().int().nullable().meta({ description: `units ${what}; null without the dataset` })
+  z
+    .number()
+    .int()
+    .nullable()
+    .meta({ description: `units ${what}; null without the dataset` })
 
 export const EquipmentCheckJson = z
   .object({

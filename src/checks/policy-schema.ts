@@ -306,7 +306,11 @@ export const BUNDLED_POLICY: PolicyDocument = {
         'No unit at the dock was last seen under another carrier within 90 days and never under this one',
       // a date when such a unit exists (widely shared units excluded), else null: n/a
       when: [{ field: 'equipment_check.other_carrier_last_seen', op: 'present' }],
-      require: { field: 'equipment_check.other_carrier_last_seen', op: 'days_since_gte', value: 91 },
+      require: {
+        field: 'equipment_check.other_carrier_last_seen',
+        op: 'days_since_gte',
+        value: 91,
+      },
       otherwise: 'review',
       missing: 'review',
       reason:

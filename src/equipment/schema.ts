@@ -83,7 +83,9 @@ export const RoadsideJson = z
 /** The record's `equipment` block (docs/equipment.md): every key present, null when not known. */
 export const EquipmentBlockJson = z
   .object({
-    power_units_seen: count('distinct valid VINs of power units seen under the USDOT in the window'),
+    power_units_seen: count(
+      'distinct valid VINs of power units seen under the USDOT in the window',
+    ),
     trailers_seen: count('distinct valid VINs of trailers seen under the USDOT in the window'),
     reported_power_units: count('power units the carrier reported in its census filing (MCS-150)'),
     last_inspection_date: date,
