@@ -2,6 +2,7 @@
 import type { ActiveDataset } from '../db/datasets.ts'
 import { equipmentForCarrier } from './read.ts'
 import type { EquipmentBlockJson } from './schema.ts'
+import { normalizeCarrierName } from './vin.ts'
 
 /** Why the block is empty: the dataset is not loaded (named as in `meta.data_as_of`). */
 export const EQUIPMENT_MISSING = 'dataset_missing:equipment'
@@ -42,4 +43,19 @@ export function equipmentBlock(
     as_of: ds?.asOf ?? null,
     reason: null,
   }
+}
+
+/**
+ * The names officers wrote that match none of `censusNames` after normalisation (the roadside
+ * name mismatches), most inspections first; [] without a census name or roadside data.
+ */
+export function mismatchedNames(
+  block: EquipmentBlockJson,
+  censusNames: readonly (string | null)[],
+): { name: string; inspections: number; last_seen: string }[] {
+  const known = censusNames
+    .filter((n): n is string => n !== null && n.trim() !== '')
+    .map(normalizeCarrierName)
+  if (known.length === 0 || !block.roadside) return []
+  return block.roadside.names_seen.filter((n) => !known.includes(normalizeCarrierName(n.name)))
 }
