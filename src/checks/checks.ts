@@ -49,6 +49,18 @@ function equipmentCheckOf(
   return checkEquipment(view.get('equipment'), dot, req.equipment, legalName, now.getUTCFullYear())
 }
 
+/** The request as a check stores it. */
+const requestOf = (req: CheckRequest): CheckDocument['request'] => ({
+  dot: req.dot === undefined ? null : String(req.dot),
+  mc: req.mc ?? null,
+  reference: req.reference ?? null,
+  contact: req.contact
+    ? { phone: req.contact.phone ?? null, email: req.contact.email ?? null }
+    : null,
+  watch: req.watch ?? false,
+  equipment: req.equipment ?? null,
+})
+
 /** The current signing key; a newly made one is logged with its fingerprint, to be pinned. */
 export const signerFor = (deps: Deps, now: number) =>
   currentSigner(deps.db, deps.config.paths.dataDir, now, (k) =>
@@ -174,16 +186,13 @@ export async function createCheck(
   }
   const equipmentCheck = equipmentCheckOf(deps, caller, req, record.dotNumber, now)
   const policy = effectivePolicy(deps.db, caller.accountId)
-  const evaluation = evaluatePolicy(
-    policy.document,
-    {
-      ...served,
-      contact_check: contactCheck,
-      contact_verification: contactVerification,
-      equipment_check: equipmentCheck,
-    },
-    isoDate(now),
-  )
+  // the check's own blocks, beside the record's, for the policy's fields
+  const own = {
+    contact_check: contactCheck,
+    contact_verification: contactVerification,
+    equipment_check: equipmentCheck,
+  }
+  const evaluation = evaluatePolicy(policy.document, { ...served, ...own }, isoDate(now))
   const sources = dataSources(deps, caller.mode, record.dotNumber)
   const appliance = dataRules(caller.mode, shaped.source, sources, policy.document, now)
   const rules = [...evaluation.results, ...appliance]
@@ -207,14 +216,7 @@ export async function createCheck(
             verified: actor.consoleUser !== undefined,
             via: actor.consoleUser !== undefined ? 'console' : 'api',
           },
-    request: {
-      dot: req.dot === undefined ? null : String(req.dot),
-      mc: req.mc ?? null,
-      reference: req.reference ?? null,
-      contact: contact ? { phone: contact.phone ?? null, email: contact.email ?? null } : null,
-      watch: req.watch ?? false,
-      equipment: req.equipment ?? null,
-    },
+    request: requestOf(req),
     dot_number: served.dot_number,
     legal_name: served.legal_name,
     verdict: worst(rules.map((r) => r.result)),
