@@ -111,7 +111,10 @@ export async function tour(
     await api.DELETE('/v1/blocklist/{id}', { params: { path: { id: entry.data.id } } }),
   )
 
-  const check = await api.POST('/v1/checks', { body: { dot, reference: 'TOUR-1' } })
+  // the truck at the dock: its VIN and the trailer's plate, answered in the check's equipment_check
+  const check = await api.POST('/v1/checks', {
+    body: { dot, reference: 'TOUR-1', equipment: [{ vin }, plate] },
+  })
   seen('createCheck', check)
   seen('listChecks', await api.GET('/v1/checks', { params: { query: { limit: 5, dot } } }))
   if (!check.data) throw new ApiError(check.error)

@@ -76,6 +76,7 @@ export const emptySafety = (): SafetyJson => ({
   as_of: null,
   basics: [],
   elp_oos_violations: null,
+  driver_qualification: null,
 })
 
 export const emptyTrust = (): TrustJson => ({

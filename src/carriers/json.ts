@@ -45,6 +45,7 @@ export function toCarrierJson(
     insurance: r.insurance,
     fleet: r.fleet,
     safety: r.safety,
+    equipment: r.equipment,
     trust: r.trust,
     reviews: r.reviews,
     ...(crosscheck ? { crosscheck } : {}),
@@ -68,6 +69,7 @@ const DATA_KEYS = [
   'insurance',
   'fleet',
   'safety',
+  'equipment',
 ] as const satisfies readonly (keyof CarrierJson)[]
 type DataBlocks = Pick<CarrierJson, (typeof DATA_KEYS)[number]>
 
@@ -120,7 +122,7 @@ export function parseDataBlocksFirst<R extends DataBlocks>(json: string, blocks:
 
 /**
  * `JSON.stringify(json)` for a record from toCarrierJson, with its dataset blocks (identity to
- * safety, about 70 % of the text) serialised once per cached record instead of on every answer:
+ * equipment, about 70 % of the text) serialised once per cached record instead of on every answer:
  * the blocks of a record-cache hit are the same objects, so their text is reused when every one
  * of them is. The Trust Score's text is kept per score object (getCompanyRecord reuses a cached
  * record's score while its inputs hold); reviews, cross-check and meta are serialised per call.

@@ -109,6 +109,24 @@ test('a record assembled by a worker equals the main thread’s, in the sample a
   expect((await both(live, 1_000_004)).viaWorker).toBeNull()
 })
 
+test('the equipment block and driver qualification from a worker: the sample’s, and the live view’s missing datasets said', async () => {
+  const sample = await both(sandbox, 1_000_024)
+  expect(sample.viaWorker?.equipment).toEqual(sample.onMain?.equipment)
+  expect(sample.viaWorker?.equipment.reason).toBeNull()
+  expect(sample.viaWorker?.equipment.roadside?.name_mismatches).toBeGreaterThan(0)
+  // the live view holds a census only: no equipment, no violation file
+  const { viaWorker, onMain } = await both(live, 1_000_001)
+  expect(viaWorker?.equipment).toEqual(onMain?.equipment)
+  expect(viaWorker?.equipment).toMatchObject({
+    power_units_seen: null,
+    roadside: null,
+    as_of: null,
+    reason: 'dataset_missing:equipment',
+  })
+  expect(viaWorker?.equipment.reported_power_units).toBe(viaWorker?.fleet.power_units)
+  expect(viaWorker?.safety.driver_qualification).toBeNull()
+})
+
 test('many lookups in flight at once each get their own record', async () => {
   const dots = [...SAMPLE_DOTS, ...SAMPLE_DOTS, ...SAMPLE_DOTS]
   const pool = { ...ctx.deps, records: workers }

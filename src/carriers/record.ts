@@ -26,6 +26,7 @@ import type { SafetyJson } from '../safety/schema.ts'
 import type { AuthorityJson } from '../licensing/schema.ts'
 import type { ContactJson, FleetJson, IdentityJson } from '../census/schema.ts'
 import { addressOf } from '../fields.ts'
+import { equipmentBlock } from '../equipment/record.ts'
 
 export type CompanyRecord = Omit<CarrierJson, 'meta' | 'crosscheck'> & {
   dotNumber: number
@@ -200,6 +201,7 @@ export function completeRecord(
     insurance: data.insurance,
     fleet: data.fleet,
     safety: data.safety,
+    equipment: data.equipment,
     dotNumber: data.dotNumber,
     source: data.source,
     dataAsOf: data.dataAsOf,
@@ -305,6 +307,7 @@ export function recordData(
     sms: safetyFacts?.asOf.sms ?? view.get('sms')?.asOf ?? null,
     oos: safetyFacts?.asOf.oos ?? view.get('oos')?.asOf ?? null,
     violations: safetyFacts?.asOf.violations ?? view.get('violations')?.asOf ?? null,
+    equipment: view.get('equipment')?.asOf ?? null,
   }
   return {
     dot_number: identity.dot_number,
@@ -318,6 +321,11 @@ export function recordData(
     insurance: lic?.insurance ?? emptyInsurance(),
     fleet: fleetOf(c),
     safety: safetyOf(c, safetyFacts),
+    equipment: equipmentBlock(view.get('equipment'), dot, {
+      legalName: identity.legal_name,
+      dbaName: identity.dba_name,
+      powerUnits: c?.power_units ?? null,
+    }),
     dotNumber: dot,
     source: view.source,
     dataAsOf,

@@ -112,4 +112,29 @@ describe('bundled sample through the API', () => {
     })
     expect((await record(1000013)).identity.out_of_service).toBe(false)
   })
+  test('the equipment block: vehicles, roadside names and a name mismatch; its as-of', async () => {
+    const quick = await record(1000024)
+    expect(quick.equipment).toMatchObject({
+      reason: null,
+      as_of: quick.meta.data_as_of.equipment,
+      window: { from: expect.any(String), to: expect.any(String) },
+    })
+    expect(quick.equipment.power_units_seen).toBeGreaterThan(0)
+    expect(quick.equipment.vins_seen_under_other_carriers).toBeGreaterThanOrEqual(1)
+    expect(quick.equipment.roadside?.name_mismatches).toBeGreaterThanOrEqual(1)
+    expect(quick.equipment.roadside?.names_seen.map((n) => n.name)).toContain('ACME FREIGHT LINES')
+    const acme = await record(1000001)
+    // written without LLC at the roadside: not a mismatch
+    expect(acme.equipment.roadside?.name_mismatches).toBe(0)
+    expect(acme.equipment.reported_power_units).toBe(acme.fleet.power_units)
+  })
+
+  test('driver qualification counted over 24 months, with its as-of', async () => {
+    const r = await record(1000111)
+    expect(r.safety.driver_qualification).toMatchObject({
+      no_valid_cdl: 2,
+      window_months: 24,
+      as_of: r.meta.data_as_of.violations,
+    })
+  })
 })

@@ -7,6 +7,7 @@ import { CrosscheckJson } from '../crosscheck/schema.ts'
 import { AuthorityJson, InsuranceJson } from '../licensing/schema.ts'
 import { ReviewsJson } from '../reviews/schema.ts'
 import { SafetyJson } from '../safety/schema.ts'
+import { EquipmentBlockJson } from '../equipment/schema.ts'
 import { TrustJson } from '../trust/schema.ts'
 
 /** An answer's meta block; its usage fields are billing's (keys/billing.ts `UsageMetaShape`). */
@@ -33,6 +34,7 @@ export const CarrierJson = z.object({
   insurance: InsuranceJson,
   fleet: FleetJson,
   safety: SafetyJson,
+  equipment: EquipmentBlockJson,
   trust: TrustJson,
   reviews: ReviewsJson,
   crosscheck: CrosscheckJson.optional(),

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { isoDate } from '../clock.ts'
-import { findCensusByContact } from '../census/census.ts'
+import { findCensusByContact, findCensusRow } from '../census/census.ts'
 import { McParam, resolveIdentifier, toDocketLookupJson, DotParam } from '../carriers/docket.ts'
 import { toMetaJson } from '../carriers/json.ts'
 import { notFoundForDot, shapeMetered } from '../carriers/lookup.ts'
@@ -19,6 +19,7 @@ import { AppError } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
 import { peekUsage, type Usage } from '../keys/usage.ts'
 import { checkContact, type ContactSources, type OtherCompanyJson } from './contact.ts'
+import { checkEquipment, type EquipmentCheckJson } from './equipment.ts'
 import { evaluatePolicy, worst } from './evaluate.ts'
 import { appendEntry, ROW_COLUMNS, type LedgerRow } from './ledger.ts'
 import { effectivePolicy } from './policy.ts'
@@ -34,6 +35,33 @@ import type {
 import type { PageInput } from './html.ts'
 import { checkReportPdf } from './pdf.ts'
 import { currentSigner, publicKeys } from './signing.ts'
+
+/** The equipment answer of a check (null when the request names no unit), in the caller's view. */
+function equipmentCheckOf(
+  deps: Deps,
+  caller: Caller,
+  req: CheckRequest,
+  dot: number,
+  now: Date,
+): EquipmentCheckJson | null {
+  if (!req.equipment) return null
+  const view = deps.datasets.view(caller.mode)
+  const census = view.get('census')
+  const legalName = (d: number) => (census ? (findCensusRow(census, d)?.legal_name ?? null) : null)
+  return checkEquipment(view.get('equipment'), dot, req.equipment, legalName, now.getUTCFullYear())
+}
+
+/** The request as a check stores it. */
+const requestOf = (req: CheckRequest): CheckDocument['request'] => ({
+  dot: req.dot === undefined ? null : String(req.dot),
+  mc: req.mc ?? null,
+  reference: req.reference ?? null,
+  contact: req.contact
+    ? { phone: req.contact.phone ?? null, email: req.contact.email ?? null }
+    : null,
+  watch: req.watch ?? false,
+  equipment: req.equipment ?? null,
+})
 
 /** The current signing key; a newly made one is logged with its fingerprint, to be pinned. */
 export const signerFor = (deps: Deps, now: number) =>
@@ -170,14 +198,16 @@ export async function createCheck(
     req.crosscheck,
   )
   const now = deps.clock()
-  const contact = req.contact
   const { contactCheck, contactVerification } = contactParts(deps, caller, req, served, named)
+  const equipmentCheck = equipmentCheckOf(deps, caller, req, record.dotNumber, now)
   const policy = effectivePolicy(deps.db, caller.accountId)
-  const evaluation = evaluatePolicy(
-    policy.document,
-    { ...served, contact_check: contactCheck, contact_verification: contactVerification },
-    isoDate(now),
-  )
+  // the check's own blocks, beside the record's, for the policy's fields
+  const own = {
+    contact_check: contactCheck,
+    contact_verification: contactVerification,
+    equipment_check: equipmentCheck,
+  }
+  const evaluation = evaluatePolicy(policy.document, { ...served, ...own }, isoDate(now))
   const sources = dataSources(deps, caller.mode, record.dotNumber)
   const appliance = dataRules(caller.mode, shaped.source, sources, policy.document, now)
   const rules = [...evaluation.results, ...appliance]
@@ -201,13 +231,7 @@ export async function createCheck(
             verified: actor.consoleUser !== undefined,
             via: actor.consoleUser !== undefined ? 'console' : 'api',
           },
-    request: {
-      dot: req.dot === undefined ? null : String(req.dot),
-      mc: req.mc ?? null,
-      reference: req.reference ?? null,
-      contact: contact ? { phone: contact.phone ?? null, email: contact.email ?? null } : null,
-      watch: req.watch ?? false,
-    },
+    request: requestOf(req),
     dot_number: served.dot_number,
     legal_name: served.legal_name,
     verdict: worst(rules.map((r) => r.result)),
@@ -224,6 +248,7 @@ export async function createCheck(
     data_as_of: shaped.data_as_of,
     contact_check: contactCheck,
     contact_verification: contactVerification,
+    equipment_check: equipmentCheck,
     lookup,
     record: record_,
     data_sources: sources,

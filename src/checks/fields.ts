@@ -1,10 +1,11 @@
 /**
  * The field paths a policy may name: every path of the record as served (CheckedRecordJson) and
- * of the check's own blocks (`contact_check.*`), read from their schemas so a new record field is
+ * of the check's own blocks (`contact_check.*`, `equipment_check.*`), read from their schemas so a new record field is
  * known at once. A policy naming any other path is refused with the closest known path suggested.
  */
 import { z } from 'zod'
 import { ContactCheckJson } from './contact.ts'
+import { EquipmentCheckJson } from './equipment.ts'
 import type { PolicyDocument } from './policy-schema.ts'
 import { CheckedRecordJson } from './schema.ts'
 
@@ -28,6 +29,7 @@ function knownPaths() {
     const all = [
       ...pathsOf(CheckedRecordJson, '', []),
       ...pathsOf(ContactCheckJson, 'contact_check', []),
+      ...pathsOf(EquipmentCheckJson, 'equipment_check', []),
     ]
     return {
       exact: new Set(all.filter((p) => !p.endsWith('.*'))),

@@ -118,7 +118,7 @@ export const PolicyDocument = z
 export type PolicyDocument = z.infer<typeof PolicyDocument>
 
 /** Version of the bundled default below; bump it whenever a rule changes. */
-export const BUNDLED_POLICY_VERSION = 2
+export const BUNDLED_POLICY_VERSION = 3
 
 const contactGiven = (kind: 'phone' | 'email'): Condition[] => [
   { field: `contact_check.${kind}`, op: 'present' },
@@ -299,6 +299,43 @@ export const BUNDLED_POLICY: PolicyDocument = {
       otherwise: 'fail',
       missing: 'pass',
       missing_pass_acknowledged: true,
+    },
+    {
+      id: 'equipment_not_another_carriers',
+      description:
+        'No unit at the dock was last seen under another carrier within 90 days and never under this one',
+      // a date when such a unit exists (widely shared units excluded), else null: n/a
+      when: [{ field: 'equipment_check.other_carrier_last_seen', op: 'present' }],
+      require: {
+        field: 'equipment_check.other_carrier_last_seen',
+        op: 'days_since_gte',
+        value: 91,
+      },
+      otherwise: 'review',
+      missing: 'review',
+      reason:
+        'a unit at the dock was seen under another carrier in the last 90 days and never under this one: ask the carrier (a lease or a recent purchase explains it; a borrowed identity does too)',
+    },
+    {
+      id: 'equipment_vin_valid',
+      description: 'Every VIN given is a conforming one (17 characters, right check digit)',
+      when: [{ field: 'equipment_check', op: 'present' }],
+      require: { field: 'equipment_check.invalid_vin', op: 'eq', value: 0 },
+      otherwise: 'review',
+      missing: 'review',
+      reason:
+        'a VIN given is not a conforming one (mistyped, a placeholder, or not from the unit): read it again from the unit',
+    },
+    {
+      id: 'drivers_hold_valid_cdl',
+      description: 'No driver cited for operating without a valid CDL in the last 24 months',
+      // null when the SMS Input Violation file is not loaded: n/a
+      when: [{ field: 'safety.driver_qualification', op: 'present' }],
+      require: { field: 'safety.driver_qualification.no_valid_cdl', op: 'eq', value: 0 },
+      otherwise: 'review',
+      missing: 'review',
+      reason:
+        'a driver of this carrier was cited for operating a CMV without a valid CDL in the last 24 months (49 CFR 383.23(a)(2), 391.11(b)(5))',
     },
   ],
 }

@@ -3,6 +3,7 @@ import { z } from 'zod'
 import { DocketLookupJson } from '../carriers/docket.ts'
 import { CarrierJson, MetaJson } from '../carriers/schema.ts'
 import { ContactCheckJson } from './contact.ts'
+import { EquipmentCheckJson, EquipmentRequest } from './equipment.ts'
 import { Outcome, PolicyDocument } from './policy-schema.ts'
 
 const MAX_TEXT = 200
@@ -42,6 +43,7 @@ export const CheckRequest = z
       description:
         'the person on whose behalf the check is made, as your integration names them (stored as unverified)',
     }),
+    equipment: EquipmentRequest.optional(),
   })
   .refine((b) => (b.dot === undefined) !== (b.mc === undefined), {
     message: 'give either "dot" or "mc"',
@@ -136,6 +138,12 @@ export const CheckDocument = z.object({
     reference: z.string().nullable(),
     contact: z.object({ phone: z.string().nullable(), email: z.string().nullable() }).nullable(),
     watch: z.boolean(),
+    /** the units asked about, normalised; absent in checks stored before equipment checks */
+    equipment: z
+      .array(z.record(z.string(), z.string()))
+      .nullable()
+      .optional()
+      .meta({ description: 'the units asked about (normalised), null when none' }),
   }),
   dot_number: z.string(),
   legal_name: z.string().nullable(),
@@ -148,6 +156,8 @@ export const CheckDocument = z.object({
   contact_check: ContactCheckJson.nullable(),
   /** absent in checks stored before contact verifications existed */
   contact_verification: ContactVerificationRef.nullable().optional(),
+  /** absent in checks stored before equipment checks; null when no unit was asked about */
+  equipment_check: EquipmentCheckJson.nullable().optional(),
   lookup: DocketLookupJson.nullable(),
   record: CheckedRecordJson,
   data_sources: z.array(DataSourceJson).optional(),

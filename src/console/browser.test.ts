@@ -186,6 +186,23 @@ describe.runIf(available)('console in chromium', () => {
     await page.getByText('Factors and their evidence').waitFor()
     await shot('lookup')
 
+    // the equipment block and driver qualification: a carrier whose tractor an officer found
+    // under another carrier's name, and one whose drivers were cited without a valid CDL
+    await page.getByLabel('USDOT number').fill('1000024')
+    await page.getByRole('button', { name: 'Look up' }).click()
+    const equipment = page.locator('#equipment')
+    await equipment.getByText('Equipment and roadside identity').waitFor()
+    expect(await equipment.getByRole('table').textContent()).toContain('ACME FREIGHT LINES')
+    const facts = (await equipment.locator('dl').textContent()) ?? ''
+    expect(facts).toMatch(/Name mismatches[1-9]/)
+    expect(facts).toMatch(/VINs seen under other carriers[1-9]/)
+    await page.getByLabel('USDOT number').fill('1000111')
+    await page.getByRole('button', { name: 'Look up' }).click()
+    const dq = page.locator('#driver-qualification')
+    await dq.getByText('Driver qualification (24 months)').waitFor()
+    expect(await dq.locator('dl').textContent()).toMatch(/No valid CDL2/)
+    await shot('lookup-equipment')
+
     await page.goto(`${base}/console/accounts/${acme}/webhooks`)
     await page.getByLabel('URL').fill(receiver.url)
     await page.getByRole('button', { name: 'Add endpoint' }).click()

@@ -1,8 +1,9 @@
 /**
- * The lookup tester: a record shown for people — authority, insurance, safety with its BASICs, the
- * Trust Score with every gate and factor and its evidence. It reads the same domain functions as
- * the API (never the API itself, never an API key) and is not billed; it is limited to 120
- * lookups an hour per console user so it cannot stand in for the API.
+ * The lookup tester: a record shown for people — authority, insurance, safety with its BASICs and
+ * driver qualification, equipment and roadside identity, the Trust Score with every gate and factor
+ * and its evidence. It reads the same domain functions as the API (never the API itself, never an
+ * API key) and is not billed; it is limited to 120 lookups an hour per console user so it cannot
+ * stand in for the API.
  */
 import type { Hono } from 'hono'
 import { HOUR } from '../clock.ts'
@@ -70,17 +71,11 @@ function baseLine(components: Record<string, number> | null): string {
   return `The factors below add to a neutral base of ${base} points (per component: ${parts.join(', ')}); each component stays within 0 and its maximum, and a gate caps the total.`
 }
 
-function RecordView(props: { r: CompanyRecord }) {
+/** The header facts: names, docket, status, where the data came from. */
+function IdentityFacts(props: { r: CompanyRecord }) {
   const { r } = props
-  const a = r.authority
-  const ins = r.insurance
-  const s = r.safety
-  const t = r.trust
   return (
-    <article aria-labelledby="rec-h">
-      <h2 id="rec-h">
-        {r.legal_name ?? 'Unnamed'} <span class="muted">· USDOT {r.dot_number}</span>
-      </h2>
+    <>
       <Facts
         rows={[
           ['DBA', r.dba_name],
@@ -98,6 +93,15 @@ function RecordView(props: { r: CompanyRecord }) {
           ],
         ]}
       />
+    </>
+  )
+}
+
+/** The Trust Score with its gates, base and every factor with its evidence. */
+function TrustView(props: { r: CompanyRecord }) {
+  const t = props.r.trust
+  return (
+    <>
       <h3>Trust Score</h3>
       <p>
         <strong class="value">{t.trust_score ?? '—'}</strong> / 100 · grade {t.grade ?? '—'} ·{' '}
@@ -159,6 +163,15 @@ function RecordView(props: { r: CompanyRecord }) {
           ))}
         </tbody>
       </table>
+    </>
+  )
+}
+
+/** Operating authority and its revocation history. */
+function AuthorityView(props: { r: CompanyRecord }) {
+  const a = props.r.authority
+  return (
+    <>
       <h3>Operating authority</h3>
       <Facts
         rows={[
@@ -199,6 +212,15 @@ function RecordView(props: { r: CompanyRecord }) {
           </tbody>
         </table>
       ) : null}
+    </>
+  )
+}
+
+/** Insurance on file and the filings. */
+function InsuranceView(props: { r: CompanyRecord }) {
+  const ins = props.r.insurance
+  return (
+    <>
       <h3>Insurance</h3>
       <Facts
         rows={[
@@ -241,6 +263,15 @@ function RecordView(props: { r: CompanyRecord }) {
           </tbody>
         </table>
       ) : null}
+    </>
+  )
+}
+
+/** Safety: rating, OOS rates, crashes, the BASICs and driver qualification. */
+function SafetyView(props: { r: CompanyRecord }) {
+  const s = props.r.safety
+  return (
+    <>
       <h3>Safety</h3>
       <Facts
         rows={[
@@ -266,6 +297,7 @@ function RecordView(props: { r: CompanyRecord }) {
           ],
         ]}
       />
+      <DriverQualificationView r={props.r} />
       <table>
         <caption>BASICs</caption>
         <thead>
@@ -293,6 +325,106 @@ function RecordView(props: { r: CompanyRecord }) {
           ))}
         </tbody>
       </table>
+    </>
+  )
+}
+
+/** `safety.driver_qualification`: the driver-qualification citations of 24 months. */
+function DriverQualificationView(props: { r: CompanyRecord }) {
+  const dq = props.r.safety.driver_qualification
+  if (!dq)
+    return (
+      <p id="driver-qualification" class="muted">
+        Driver qualification: the SMS Input Violation file is not loaded.
+      </p>
+    )
+  return (
+    <section id="driver-qualification" aria-labelledby="dq-h">
+      <h4 id="dq-h">Driver qualification ({dq.window_months} months)</h4>
+      <Facts
+        rows={[
+          ['No valid CDL', dq.no_valid_cdl],
+          ['Disqualified or suspended', dq.disqualified_or_suspended],
+          ['Wrong licence class', dq.wrong_class],
+          ['Medical certificate', dq.medical],
+          ['English proficiency', dq.english_proficiency],
+          ['As of', dq.as_of],
+        ]}
+      />
+    </section>
+  )
+}
+
+/** The `equipment` block: units seen at the roadside, the names officers wrote, shared VINs. */
+function EquipmentView(props: { r: CompanyRecord }) {
+  const e = props.r.equipment
+  const road = e.roadside
+  return (
+    <section id="equipment" aria-labelledby="eq-h">
+      <h3 id="eq-h">Equipment and roadside identity</h3>
+      {e.reason ? (
+        <p class="muted">The equipment data is not loaded ({e.reason}).</p>
+      ) : (
+        <p class="muted">
+          Seen in inspections and crashes {e.window?.from ?? '—'} to {e.window?.to ?? '—'}, as of{' '}
+          {e.as_of ?? '—'}. A name mismatch or a VIN seen under another carrier is a question to
+          ask, not proof: leased-on owner-operators run under other names.
+        </p>
+      )}
+      <Facts
+        rows={[
+          ['Power units seen (valid VINs)', e.power_units_seen],
+          ['Power units reported (MCS-150)', e.reported_power_units],
+          ['Trailers seen', e.trailers_seen],
+          ['Last inspection', e.last_inspection_date],
+          ['Inspection states', e.inspection_states.join(', ') || null],
+          ['VINs seen under other carriers', e.vins_seen_under_other_carriers],
+          ['Roadside inspections with a name', road?.inspections],
+          ['Name mismatches', road?.name_mismatches],
+          ['Last seen on the road', road?.last_seen_on_road],
+        ]}
+      />
+      {road?.names_seen.length ? (
+        <table>
+          <caption>Names officers wrote</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col" class="num">
+                Inspections
+              </th>
+              <th scope="col">Last seen</th>
+            </tr>
+          </thead>
+          <tbody>
+            {road.names_seen.map((n) => (
+              <tr>
+                <td>{n.name}</td>
+                <td class="num">{num(n.inspections)}</td>
+                <td>{n.last_seen}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+    </section>
+  )
+}
+
+/** A whole record, one component per block. */
+function RecordView(props: { r: CompanyRecord }) {
+  const { r } = props
+  return (
+    <article aria-labelledby="rec-h">
+      <h2 id="rec-h">
+        {r.legal_name ?? 'Unnamed'} <span class="muted">· USDOT {r.dot_number}</span>
+      </h2>
+      <IdentityFacts r={r} />
+      <TrustView r={r} />
+      <AuthorityView r={r} />
+      <InsuranceView r={r} />
+      <SafetyView r={r} />
+      <EquipmentView r={r} />
     </article>
   )
 }

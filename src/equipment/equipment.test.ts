@@ -318,4 +318,35 @@ describe('equipment dataset', () => {
       `${before?.id}.db`,
     ])
   })
+
+  it('refuses a file whose VIN column is missing altogether; the previous version stays active', async () => {
+    const { env } = await built()
+    const before = activeVersion(env.db, 'equipment', 'live')
+    /** the CSV without one column, header and values (the test files quote no commas) */
+    const without = (csv: string, column: string) => {
+      const lines = csv.split('\n')
+      const at = (lines[0] ?? '').split(',').indexOf(column)
+      expect(at).toBeGreaterThanOrEqual(0)
+      return lines
+        .map((l) =>
+          l
+            ? l
+                .split(',')
+                .filter((_, i) => i !== at)
+                .join(',')
+            : l,
+        )
+        .join('\n')
+    }
+    for (const [id, column] of [
+      [EQUIPMENT_FILES.smsInspection, 'VIN'],
+      [EQUIPMENT_FILES.smsCrash, 'Vehicle_ID_Number'],
+      [EQUIPMENT_FILES.mcmisUnits, 'INSP_UNIT_VEHICLE_ID_NUMBER'],
+    ] as const) {
+      const r = await build(env, { [id]: without(files()[id] ?? '', column) })
+      expect(r.status, `${id} without ${column}`).toBe('failed')
+      expect(r.status === 'failed' && r.error).toMatch(/missing/)
+      expect(activeVersion(env.db, 'equipment', 'live')?.id).toBe(before?.id)
+    }
+  })
 })

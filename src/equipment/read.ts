@@ -50,8 +50,18 @@ export interface Sightings {
 
 export type SightingQuery = { vin: string } | { plate: string; state: string }
 
-/** The dataset's window (equipment_meta), or null for a file without it. */
+/** Windows read, per open dataset version (a version's window never changes). */
+const windows = new WeakMap<ActiveDataset, EquipmentWindow | null>()
+
+/** The dataset's window (equipment_meta), or null for a file without it; read once per version. */
 export function equipmentWindow(ds: ActiveDataset): EquipmentWindow | null {
+  if (windows.has(ds)) return windows.get(ds) ?? null
+  const window = readWindow(ds)
+  windows.set(ds, window)
+  return window
+}
+
+function readWindow(ds: ActiveDataset): EquipmentWindow | null {
   const rows = ds
     .stmt("SELECT key, value FROM equipment_meta WHERE key IN ('window_start', 'window_end')")
     .all() as { key: string; value: string }[]

@@ -344,6 +344,18 @@ CALLS.push(
     watch: true,
   }),
   post('/v1/checks', '/v1/checks', 'starter', 201, { mc: 'MC-100002' }),
+  post('/v1/checks', '/v1/checks', 'starter', 201, {
+    dot: '1000001',
+    equipment: [{ vin: '1FUJGLDR0CLBP1234' }, { plate: 'P123456', state: 'IL' }, { vin: 'NONE' }],
+  }),
+  post('/v1/checks', '/v1/checks', 'starter', 400, {
+    dot: '1000001',
+    equipment: Array.from({ length: 5 }, () => ({ vin: '1FUJGLDR0CLBP1234' })),
+  }),
+  post('/v1/checks', '/v1/checks', 'starter', 400, {
+    dot: '1000001',
+    equipment: [{ vin: 'A'.repeat(200) }],
+  }),
   post('/v1/checks', '/v1/checks', 'sandbox', 201, { dot: 9000001 }),
   post('/v1/checks', '/v1/checks', 'starter', 400, { dot: '1000001', mc: 'MC-1' }),
   post('/v1/checks', '/v1/checks', 'starter', 400, { dot: 'x' }),

@@ -71,6 +71,8 @@ export function typeChecks(api: Api): void {
   void api.GET('/v1/carrier/{dot}', { params: { path: { dot: { n: 1 } } } })
   // @ts-expect-error a check names a company by dot or mc
   void api.POST('/v1/checks', { body: { reference: 'LOAD-1' } })
+  // @ts-expect-error a unit's VIN is text
+  void api.POST('/v1/checks', { body: { dot: '1', equipment: [{ vin: 1 }] } })
   // @ts-expect-error no such path
   void api.GET('/v1/carriers', {})
 }

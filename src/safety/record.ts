@@ -5,7 +5,7 @@ import { getRow } from '../db/row-shape.ts'
 import { BASICS, BASIC_COLUMNS, type BasicDef } from './basics.ts'
 import { nationalAverages, type NationalAverages } from './national-averages.ts'
 import { findOosOrders, isOosOrderActive } from './oos.ts'
-import { elpOosViolations } from './violations.ts'
+import { driverQualification, elpOosViolations } from './violations.ts'
 
 export interface OosOrder {
   active: boolean
@@ -257,6 +257,9 @@ export function getSafety(
       as_of: sms?.asOf ?? null,
       basics: basicsOf(s, b, passenger, meta.runDate),
       elp_oos_violations: violations ? elpOosViolations(violations, dot, today) : null,
+      driver_qualification: violations
+        ? { ...driverQualification(violations, dot, today), as_of: violations.asOf }
+        : null,
     },
     oos,
     oosOrders: orders,

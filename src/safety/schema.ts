@@ -45,12 +45,15 @@ export const DriverQualificationJson = z
     medical: dqCount('Medical certificate and examination (49 CFR 391.41, 391.43, 391.45)'),
     english_proficiency: dqCount('English-language proficiency (49 CFR 391.11(b)(2))'),
     window_months: z.literal(24),
+    as_of: date.meta({ description: 'as-of date of the SMS Input Violation file counted' }),
   })
   .meta({
     description:
-      'Driver-qualification violations cited in roadside inspections of the last 24 months, from the SMS Input Violation file (docs/safety.md lists the codes); review facts, not gates.',
+      'Driver-qualification violations cited in roadside inspections of the last 24 months, from the SMS Input Violation file (docs/safety.md lists the codes); review facts, not gates. null when that file is not loaded.',
   })
 export type DriverQualificationJson = z.infer<typeof DriverQualificationJson>
+/** The counts of `DriverQualificationJson` (its as-of is the dataset's, added by the record). */
+export type DriverQualificationCounts = Omit<DriverQualificationJson, 'as_of'>
 
 export const SafetyJson = z.object({
   safety_rating: z.enum(['Satisfactory', 'Conditional', 'Unsatisfactory']).nullable(),
@@ -82,5 +85,6 @@ export const SafetyJson = z.object({
   as_of: date,
   basics: z.array(BasicJson),
   elp_oos_violations: ElpOosJson.nullable(),
+  driver_qualification: DriverQualificationJson.nullable(),
 })
 export type SafetyJson = z.infer<typeof SafetyJson>

@@ -11,7 +11,7 @@ import type { ActiveDataset } from '../db/datasets.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 import { parsedRows } from './read.ts'
 import { DQ_FAMILIES, VIOL_ELP_NOT_OOS, VIOL_ELP_OOS } from './rows.ts'
-import type { DriverQualificationJson, ElpOosJson } from './schema.ts'
+import type { DriverQualificationCounts, ElpOosJson } from './schema.ts'
 import { windowStart } from './sms.ts'
 import { listsDot } from '../db/dot-set.ts'
 
@@ -117,8 +117,8 @@ export function driverQualification(
   ds: ActiveDataset,
   dot: number,
   today: string,
-): DriverQualificationJson {
-  const out: DriverQualificationJson = {
+): DriverQualificationCounts {
+  const out: DriverQualificationCounts = {
     no_valid_cdl: 0,
     disqualified_or_suspended: 0,
     wrong_class: 0,

@@ -13,6 +13,8 @@ import { addEndpoint } from './endpoints.ts'
 import { diffFacts, runWatchMonitor, watchOnActivation, type WatchFacts } from './monitor.ts'
 import { startReceiver, type Receiver } from '../testing/webhook-receiver.ts'
 import { addToWatchlist } from './watchlist.ts'
+import { carrierRecord } from '../testing/trust.ts'
+import { factsOf } from './monitor.ts'
 
 let rx: Receiver
 let ctx: TestContext
@@ -175,5 +177,64 @@ describe('diffFacts', () => {
         values: { 'safety.safety_rating': null },
       }),
     ).toEqual([{ field: 'found', previous: true, current: false }])
+  })
+})
+
+describe('roadside identity on the watchlist', () => {
+  const withRoadside = (mismatches: number, sharedVins: number) =>
+    carrierRecord((r) => {
+      r.equipment.vins_seen_under_other_carriers = sharedVins
+      const names = [{ name: 'ACME TRUCKING', inspections: 3, last_seen: '2026-10-12' }]
+      if (mismatches > 0)
+        names.push({
+          name: 'FAST LANE LOGISTICS',
+          inspections: mismatches,
+          last_seen: '2026-10-30',
+        })
+      r.equipment.roadside = {
+        inspections: 3 + mismatches,
+        names_seen: names,
+        name_mismatches: mismatches,
+        last_seen_on_road: '2026-10-30',
+      }
+    })
+  const facts = (mismatches: number, sharedVins: number) =>
+    factsOf(withRoadside(mismatches, sharedVins), ctx.deps.datasets.view('live'))
+
+  it('raises a change when name mismatches or VINs under other carriers grow, with the new facts', () => {
+    const changes = diffFacts(facts(0, 1), facts(2, 3))
+    expect(changes).toEqual([
+      {
+        field: 'equipment.roadside.name_mismatches',
+        previous: 0,
+        current: 2,
+        detail: {
+          names: [{ name: 'FAST LANE LOGISTICS', inspections: 2, last_seen: '2026-10-30' }],
+        },
+      },
+      {
+        field: 'equipment.vins_seen_under_other_carriers',
+        previous: 1,
+        current: 3,
+        detail: {
+          power_units_seen: 9,
+          trailers_seen: 4,
+          window: { from: '2024-11-01', to: '2026-10-31' },
+        },
+      },
+    ])
+  })
+
+  it('says nothing when they fall (sightings leave the window) or stay', () => {
+    expect(diffFacts(facts(2, 3), facts(1, 0))).toEqual([])
+    expect(diffFacts(facts(2, 3), facts(2, 3))).toEqual([])
+  })
+
+  it('a watched carrier whose roadside facts grow between two runs gets carrier.changed', () => {
+    const prev = facts(0, 0)
+    const cur = facts(1, 0)
+    // as runWatchMonitor compares them: the snapshot as stored, then the current facts
+    const changes = diffFacts(JSON.parse(JSON.stringify(prev)) as WatchFacts, cur)
+    expect(changes.map((c) => c.field)).toEqual(['equipment.roadside.name_mismatches'])
   })
 })

@@ -14,6 +14,7 @@ import type { Activation } from '../db/versions.ts'
 import type { Logger } from '../log.ts'
 import type { DatasetName } from '../db/names.ts'
 import { enqueueEvent } from '../db/outbox.ts'
+import { mismatchedNames } from '../equipment/record.ts'
 
 type Scalar = string | number | boolean | null
 
@@ -23,12 +24,21 @@ interface WatchedField {
   /** datasets that supply it: a change from null when one of them just appeared is not reported */
   sources: readonly DatasetName[]
   get(r: CompanyRecord): Scalar
+  /** a count reported only when it grows (a fall is not news: old sightings leave the window) */
+  grows?: true
+  /** what a change of it carries besides the two values: the facts behind the new value */
+  detail?(r: CompanyRecord): unknown
 }
 
 const LICENSING: readonly DatasetName[] = ['motus', 'legacy']
 const SAFETY: readonly DatasetName[] = ['sms', 'oos']
+const EQUIPMENT: readonly DatasetName[] = ['equipment']
 
-/** The facts a watchlist follows: authority, insurance and bond, OOS orders, safety rating. */
+/**
+ * The facts a watchlist follows: authority, insurance and bond, OOS orders, safety rating, and
+ * the roadside identity (names officers wrote that are not the carrier's, its VINs seen under
+ * other carriers) when those grow.
+ */
 export const WATCHED_FIELDS: readonly WatchedField[] = [
   { field: 'identity.usdot_status', sources: ['census'], get: (r) => r.identity.usdot_status },
   { field: 'authority.status', sources: ['census', ...LICENSING], get: (r) => r.authority.status },
@@ -96,6 +106,24 @@ export const WATCHED_FIELDS: readonly WatchedField[] = [
     sources: ['census'],
     get: (r) => r.safety.safety_rating_date,
   },
+  {
+    field: 'equipment.roadside.name_mismatches',
+    sources: EQUIPMENT,
+    get: (r) => r.equipment.roadside?.name_mismatches ?? null,
+    grows: true,
+    detail: (r) => ({ names: mismatchedNames(r.equipment, [r.legal_name, r.dba_name]) }),
+  },
+  {
+    field: 'equipment.vins_seen_under_other_carriers',
+    sources: EQUIPMENT,
+    get: (r) => r.equipment.vins_seen_under_other_carriers,
+    grows: true,
+    detail: (r) => ({
+      power_units_seen: r.equipment.power_units_seen,
+      trailers_seen: r.equipment.trailers_seen,
+      window: r.equipment.window,
+    }),
+  },
 ]
 
 /** A snapshot: the watched values, whether the record was found, and which datasets were loaded. */
@@ -103,23 +131,39 @@ export interface WatchFacts {
   found: boolean
   datasets: DatasetName[]
   values: Record<string, Scalar>
+  /** per field with a `detail`: the facts behind its current value (absent in older snapshots) */
+  details?: Record<string, unknown>
 }
 
 export interface Change {
   field: string
   previous: Scalar
   current: Scalar
+  /** the facts behind the new value, for the fields that have them (the roadside names) */
+  detail?: unknown
 }
 
-const ALL_DATASETS: readonly DatasetName[] = ['census', 'legacy', 'motus', 'sms', 'oos']
+const ALL_DATASETS: readonly DatasetName[] = [
+  'census',
+  'legacy',
+  'motus',
+  'sms',
+  'oos',
+  'equipment',
+]
 
 export function factsOf(record: CompanyRecord | null, view: DataView): WatchFacts {
   const values: Record<string, Scalar> = {}
-  for (const f of WATCHED_FIELDS) values[f.field] = record ? f.get(record) : null
+  const details: Record<string, unknown> = {}
+  for (const f of WATCHED_FIELDS) {
+    values[f.field] = record ? f.get(record) : null
+    if (record && f.detail) details[f.field] = f.detail(record)
+  }
   return {
     found: record !== null,
     datasets: ALL_DATASETS.filter((n) => view.get(n) !== null),
     values,
+    details,
   }
 }
 
@@ -139,7 +183,13 @@ export function diffFacts(prev: WatchFacts, cur: WatchFacts): Change[] {
     if (previous === current) continue
     const newSource = f.sources.some((s) => cur.datasets.includes(s) && !prev.datasets.includes(s))
     if (previous === null && newSource) continue
-    changes.push({ field: f.field, previous, current })
+    if (
+      f.grows &&
+      !(typeof previous === 'number' && typeof current === 'number' && current > previous)
+    )
+      continue
+    const detail = cur.details?.[f.field]
+    changes.push({ field: f.field, previous, current, ...(detail === undefined ? {} : { detail }) })
   }
   return changes
 }

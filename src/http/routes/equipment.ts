@@ -3,7 +3,6 @@
  * plate was seen under at the roadside and in crashes (equipment/read.ts, docs/equipment.md).
  */
 import { Hono, type Context } from 'hono'
-import { z } from 'zod'
 import { toMetaJson } from '../../carriers/json.ts'
 import { notFoundFor } from '../../carriers/mirror-state.ts'
 import { MetaJson } from '../../carriers/schema.ts'
@@ -12,26 +11,14 @@ import { DATASET_NAMES } from '../../db/names.ts'
 import type { Deps } from '../../deps.ts'
 import { toEquipmentJson, sightingsOf, type SightingQuery } from '../../equipment/read.ts'
 import { EquipmentAnswerJson } from '../../equipment/schema.ts'
-import {
-  isPlaceholderVin,
-  normalizePlate,
-  normalizeState,
-  normalizeVin,
-} from '../../equipment/vin.ts'
+import { isPlaceholderVin } from '../../equipment/vin.ts'
+import { PlateQuery, VinParam } from '../../equipment/request.ts'
 import { AppError } from '../../errors.ts'
 import { chargeCall, notFoundWithUsage, rateLimitHeaders } from '../../keys/billing.ts'
 import type { AppEnv } from '../env.ts'
 import type { ParamDoc, RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'
 import { honoPath, type Endpoint } from './endpoint.ts'
-
-/** A VIN as typed: letters and digits, spaces, dashes or dots between them, 1–17 once normalised. */
-export const VinParam = z
-  .string()
-  .max(40, 'vin must be at most 17 characters')
-  .regex(/^[A-Za-z0-9 .-]+$/, 'vin may hold only letters, digits, spaces and dashes')
-  .transform(normalizeVin)
-  .pipe(z.string().min(1, 'vin is required').max(17, 'vin must be at most 17 characters'))
 
 const VIN_PARAM: ParamDoc = {
   name: 'vin',
@@ -42,38 +29,6 @@ const VIN_PARAM: ParamDoc = {
   schema: VinParam,
   example: '1HGCM82633A004352',
 }
-
-export const PlateQuery = z.strictObject({
-  plate: z
-    .string({ error: 'plate is required' })
-    .max(20, 'plate must be at most 10 letters and digits')
-    .transform((p, ctx) => {
-      const n = normalizePlate(p)
-      if (n === null) {
-        ctx.addIssue({ code: 'custom', message: 'plate must be 2 to 10 letters and digits' })
-        return z.NEVER
-      }
-      return n
-    })
-    .meta({
-      description: 'licence plate; case, spaces and dashes are ignored',
-      example: 'ABC1234',
-    }),
-  state: z
-    .string({ error: 'state is required' })
-    .transform((s, ctx) => {
-      const n = normalizeState(s)
-      if (n === null) {
-        ctx.addIssue({
-          code: 'custom',
-          message: 'state must be a 2-letter US state, Canadian province or Mexican state code',
-        })
-        return z.NEVER
-      }
-      return n
-    })
-    .meta({ description: 'plate jurisdiction, 2 letters (TX, ON, NL)', example: 'TX' }),
-})
 
 const EquipmentResponse = EquipmentAnswerJson.extend({ meta: MetaJson })
 
