@@ -503,6 +503,7 @@ export const equipmentDataset: DatasetSpec = {
       format: 'rows',
       kind: 'full',
       required: false,
+      incremental: { key: 'INSPECTION_ID', changed: 'CHANGE_DATE' },
     },
     {
       id: EQUIPMENT_FILES.mcmisUnits,
@@ -510,6 +511,7 @@ export const equipmentDataset: DatasetSpec = {
       format: 'rows',
       kind: 'full',
       required: false,
+      incremental: { key: 'INSP_UNIT_ID', changed: 'CHANGE_DATE' },
     },
   ],
   schedule: 'monthly',

@@ -2,7 +2,8 @@
  * A local stand-in for data.transportation.gov on 127.0.0.1 for sync tests (and a manual
  * FMCSA_BASE_URL target): serves files in the real URL layout
  * (`/api/views/<id>/rows.csv?accessType=DOWNLOAD`, `/download/<id>/text%2Fplain`), answers
- * conditional requests with 304, answers the SODA row count (`/resource/<id>.json?$select=count(*)`),
+ * conditional requests with 304, answers the SODA row count (`/resource/<id>.json?$select=count(*)`)
+ * and the SODA rows changed after a date (`/resource/<id>.csv?$where=col > '…'&$order&$limit&$offset`),
  * and can misbehave on demand: 404, 5xx, an HTML page with status 200, an empty body, a truncated
  * body, a chunked body that ends cleanly mid-file, a stall, a slow drip, and answers flagged
  * `X-SODA2-Data-Out-Of-Date: true` (a stale replica).
@@ -44,7 +45,7 @@ export type Failure =
 export interface ServedRequest {
   path: string
   id: string | null
-  form: 'rows' | 'text' | 'count' | null
+  form: 'rows' | 'text' | 'count' | 'changes' | null
   status: number
   headers: Record<string, string | undefined>
 }
@@ -147,6 +148,35 @@ export async function startFmcsaServer(
     return null
   }
 
+  /** SODA `/resource/<id>.csv`: the rows whose `col` is after a value, lower-case header, paged */
+  const changes = (url: string, res: ServerResponse) => {
+    const u = new URL(url, 'http://127.0.0.1')
+    const id = /^\/resource\/([a-z0-9]{4}-[a-z0-9]{4})\.csv$/.exec(u.pathname)?.[1] ?? null
+    const where = /^(\w+) > '(.*)'$/.exec(u.searchParams.get('$where') ?? '')
+    const entry = id ? entries.get(id) : undefined
+    const status = entry && where ? 200 : entry ? 400 : 404
+    requests.push({ path: url, id, form: 'changes', status, headers: {} })
+    if (!entry || !where) return res.writeHead(status).end('{"error":true}')
+    const [head = [], ...rows] = Papa.parse<string[]>(entry.body.toString('utf8'), {
+      skipEmptyLines: true,
+    }).data
+    const col = head.findIndex((h) => h.toLowerCase() === where[1])
+    const picked = rows
+      .filter((r) => (r[col] ?? '') > (where[2] ?? ''))
+      .sort((a, b) =>
+        (a[col] ?? '') < (b[col] ?? '') ? -1 : (a[col] ?? '') > (b[col] ?? '') ? 1 : 0,
+      )
+    const offset = Number(u.searchParams.get('$offset') ?? 0)
+    const page = picked.slice(offset, offset + Number(u.searchParams.get('$limit') ?? 1000))
+    const body = Papa.unparse([head.map((h) => h.toLowerCase()), ...page], { newline: '\n' })
+    return res
+      .writeHead(200, {
+        'content-type': 'text/csv; charset=utf-8',
+        ...extraHeaders(id as string, 'file'),
+      })
+      .end(`${body}\n`)
+  }
+
   let inFlight = 0
   let maxConcurrent = 0
   const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -173,6 +203,7 @@ export async function startFmcsaServer(
         .writeHead(200, { 'content-type': 'application/json', ...extraHeaders(id, 'count') })
         .end(JSON.stringify([{ count: String(n) }]))
     }
+    if (url.startsWith('/resource/') && url.includes('.csv?')) return changes(url, res)
     const r = route(url)
     const log = (status: number) =>
       requests.push({
