@@ -14,7 +14,14 @@
  * change date and when its last full export was fetched.
  */
 import { createHash } from 'node:crypto'
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import {
+  createReadStream,
+  existsSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
 import { open } from 'node:fs/promises'
 import { join } from 'node:path'
 import Papa from 'papaparse'
@@ -48,13 +55,16 @@ export interface IncrementalOptions {
   fullRefreshDays: number
   /** rows per SODA page */
   pageRows?: number
-  /** more changed rows than this → the full export (bounds the memory of a merge) */
+  /** more changed rows than this → the full export (bounds the keys held during a merge) */
   maxRows?: number
 }
 
-/** Default rows per SODA page and most changed rows merged in memory. */
+/**
+ * Default rows per SODA page, and most changed rows of one fetch (only their keys are held in
+ * memory; a month of either file is well under it).
+ */
 const PAGE_ROWS = 50_000
-const MAX_ROWS = 500_000
+const MAX_ROWS = 2_000_000
 
 const statePath = (dir: string, id: string) => join(dir, `${id}.incremental.json`)
 
@@ -127,85 +137,106 @@ async function headerOf(path: string): Promise<string[]> {
   throw new Error(`${path} is empty`)
 }
 
+const quote = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v)
+const csvLine = (fields: readonly string[]) => `${fields.map(quote).join(',')}\n`
+
+interface Changes {
+  /** keys of the changed rows (only the keys stay in memory; the rows go to the delta file) */
+  keys: Set<string>
+  newest: string
+  vintage: string | null
+}
+
+/** One SODA page: the header and the rows, or throws on an answer that is not a good page. */
+async function fetchPage(deps: DownloadDeps, url: string, d: DownloadOptions) {
+  const headers: Record<string, string> = { accept: 'text/csv' }
+  if (d.appToken) headers['x-app-token'] = d.appToken
+  const res = await deps.fetch(url, {
+    headers,
+    signal: AbortSignal.any([d.signal, AbortSignal.timeout(d.timeoutMs)]),
+  })
+  if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`)
+  if (isOutOfDate(res.headers)) throw new Error(`${url}: answered from an out-of-date replica`)
+  if (/text\/html/i.test(res.headers.get('content-type') ?? ''))
+    throw new Error(`${url}: an HTML page instead of CSV`)
+  const parsed = Papa.parse<string[]>((await res.text()).replace(/^\uFEFF/, ''), {
+    skipEmptyLines: true,
+  })
+  if (parsed.errors.length) throw new Error(`${url}: ${parsed.errors[0]?.message}`)
+  const [head = [], ...rows] = parsed.data
+  return { head: head.map((h) => h.trim().toLowerCase()), rows, vintage: vintageOf(res.headers) }
+}
+
 /**
- * Every row changed after `since`, keyed, its fields in the order of the kept header. Throws on
- * any HTTP error, a stale replica, a column of the kept header missing from the answer, or more
- * than `maxRows` rows.
+ * Writes every row changed after `since` to `delta` (CSV lines, fields in the order of the kept
+ * header). Throws on any HTTP error, a stale replica, a column of the kept header missing from
+ * the answer, a key twice, or more than `maxRows` rows.
  */
 async function fetchChanges(
   deps: DownloadDeps,
   id: string,
   header: readonly string[],
   since: string,
+  delta: string,
   o: IncrementalOptions,
   d: DownloadOptions,
-): Promise<{ rows: Map<string, string[]>; newest: string; vintage: string | null }> {
+): Promise<Changes> {
   const pageRows = o.pageRows ?? PAGE_ROWS
   const maxRows = o.maxRows ?? MAX_ROWS
   const keyAt = header.indexOf(o.spec.key)
   const changedAt = header.indexOf(o.spec.changed)
   if (keyAt < 0 || changedAt < 0)
     throw new Error(`the kept copy has no ${o.spec.key} or ${o.spec.changed} column`)
-  const rows = new Map<string, string[]>()
-  let newest = since
-  let vintage: string | null = null
-  for (let offset = 0; ; offset += pageRows) {
-    const url = changesUrl(o.baseUrl, id, o.spec.changed, since, offset, pageRows)
-    const headers: Record<string, string> = { accept: 'text/csv' }
-    if (d.appToken) headers['x-app-token'] = d.appToken
-    const res = await deps.fetch(url, {
-      headers,
-      signal: AbortSignal.any([d.signal, AbortSignal.timeout(d.timeoutMs)]),
-    })
-    if (!res.ok) throw new Error(`${url}: HTTP ${res.status}`)
-    if (isOutOfDate(res.headers)) throw new Error(`${url}: answered from an out-of-date replica`)
-    if (/text\/html/i.test(res.headers.get('content-type') ?? ''))
-      throw new Error(`${url}: an HTML page instead of CSV`)
-    vintage ??= vintageOf(res.headers)
-    const parsed = Papa.parse<string[]>((await res.text()).replace(/^\uFEFF/, ''), {
-      skipEmptyLines: true,
-    })
-    if (parsed.errors.length) throw new Error(`${url}: ${parsed.errors[0]?.message}`)
-    const [soda = [], ...data] = parsed.data
-    const names = soda.map((h) => h.trim().toLowerCase())
-    const from = header.map((h) => {
-      const i = names.indexOf(h.toLowerCase())
-      if (i < 0) throw new Error(`${url}: the answer has no ${h} column`)
-      return i
-    })
-    for (const r of data) {
-      if (r.length !== soda.length) throw new Error(`${url}: a row of ${r.length} fields`)
-      const fields = from.map((i) => r[i] as string)
-      const changed = fields[changedAt] as string
-      if (changed > newest) newest = changed
-      rows.set(fields[keyAt] as string, fields)
+  const out: Changes = { keys: new Set(), newest: since, vintage: null }
+  const fh = await open(delta, 'w', PRIVATE_FILE_MODE)
+  try {
+    for (let offset = 0; ; offset += pageRows) {
+      const url = changesUrl(o.baseUrl, id, o.spec.changed, since, offset, pageRows)
+      const page = await fetchPage(deps, url, d)
+      out.vintage ??= page.vintage
+      const from = header.map((h) => {
+        const i = page.head.indexOf(h.toLowerCase())
+        if (i < 0) throw new Error(`${url}: the answer has no ${h} column`)
+        return i
+      })
+      let text = ''
+      for (const r of page.rows) {
+        if (r.length !== page.head.length) throw new Error(`${url}: a row of ${r.length} fields`)
+        const fields = from.map((i) => r[i] as string)
+        const key = fields[keyAt] as string
+        // one row per key in a consistent walk: a repeat means the file moved under the pages
+        if (out.keys.has(key)) throw new Error(`${url}: ${o.spec.key} ${key} twice in the changes`)
+        out.keys.add(key)
+        const changed = fields[changedAt] as string
+        if (changed > out.newest) out.newest = changed
+        text += csvLine(fields)
+      }
+      await fh.write(text)
+      if (out.keys.size > maxRows) throw new Error(`more than ${maxRows} changed rows`)
+      d.renew?.()
+      if (page.rows.length < pageRows) return out
     }
-    if (rows.size > maxRows) throw new Error(`more than ${maxRows} changed rows`)
-    d.renew?.()
-    if (data.length < pageRows) return { rows, newest, vintage }
+  } finally {
+    await fh.close()
   }
 }
 
-const quote = (v: string) => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v)
-const csvLine = (fields: readonly string[]) => `${fields.map(quote).join(',')}\n`
-
 /**
  * Writes the kept copy with the changed rows merged into `part`: kept rows whose key changed are
- * left out, the changed rows are appended. Returns the SHA-256 and size of the result.
+ * left out, the changed rows (`delta`) are appended. Returns the SHA-256 and size of the result.
  */
 async function merge(
   kept: string,
   part: string,
-  header: readonly string[],
   keyAt: number,
-  changes: ReadonlyMap<string, string[]>,
+  changes: Changes,
+  delta: string,
   signal: AbortSignal,
 ): Promise<{ sha256: string; bytes: number }> {
   const hash = createHash('sha256')
   let bytes = 0
   const fh = await open(part, 'w', PRIVATE_FILE_MODE)
-  const write = async (text: string) => {
-    const buf = Buffer.from(text)
+  const write = async (buf: Buffer) => {
     hash.update(buf)
     bytes += buf.length
     await fh.write(buf)
@@ -214,21 +245,16 @@ async function merge(
     let first = true
     for await (const { records } of readCsvBatches(kept, { header: 'none', columns: [], signal })) {
       let out = ''
-      for (const r of first ? records.slice(1) : records)
-        if (!changes.has(r[keyAt] as string)) out += csvLine(r)
-      if (first) out = csvLine(header) + out
-      first = false
-      await write(out)
-    }
-    let out = ''
-    for (const r of changes.values()) {
-      out += csvLine(r)
-      if (out.length >= 1 << 20) {
-        await write(out)
-        out = ''
+      for (let i = 0; i < records.length; i++) {
+        const r = records[i] as string[]
+        // the header row is written as it is, trimmed like the header the delta was ordered by
+        if (first && i === 0) out += csvLine(r.map((h) => h.trim()))
+        else if (!changes.keys.has(r[keyAt] as string)) out += csvLine(r)
       }
+      first = false
+      await write(Buffer.from(out))
     }
-    await write(out)
+    for await (const chunk of createReadStream(delta)) await write(chunk as Buffer)
   } finally {
     await fh.close()
   }
@@ -263,16 +289,17 @@ export async function fetchIncrementally(
   const base = extendable(deps, id, o, d)
   if (base) {
     const part = join(d.dir, `${id}.part`)
+    const delta = join(d.dir, `${id}.delta`)
     try {
       const header = await headerOf(base.kept.path)
-      const got = await fetchChanges(deps, id, header, base.state.changedUpTo, o, d)
+      const got = await fetchChanges(deps, id, header, base.state.changedUpTo, delta, o, d)
       const now = deps.clock().getTime()
-      if (got.rows.size === 0) {
+      if (got.keys.size === 0) {
         saveSourceFile(deps.db, d.dataDir, { ...base.kept, checkedAt: now })
         return { status: 'unchanged', ...outcome(base.kept), vintage: got.vintage }
       }
       const keyAt = header.indexOf(o.spec.key)
-      const m = await merge(base.kept.path, part, header, keyAt, got.rows, d.signal)
+      const m = await merge(base.kept.path, part, keyAt, got, delta, d.signal)
       renameSync(part, base.kept.path)
       // the validators described the export, not the merged copy: the next full is unconditional
       const row = {
@@ -287,7 +314,7 @@ export async function fetchIncrementally(
       saveSourceFile(deps.db, d.dataDir, row)
       writeState(d.dir, id, { ...base.state, sha256: m.sha256, changedUpTo: got.newest })
       deps.log.info(
-        { file: id, rows: got.rows.size, since: base.state.changedUpTo },
+        { file: id, rows: got.keys.size, since: base.state.changedUpTo },
         'merged the changed rows',
       )
       return { status: 'changed', ...outcome(row), vintage: got.vintage }
@@ -298,6 +325,8 @@ export async function fetchIncrementally(
         { file: id, error: err instanceof Error ? err.message : String(err) },
         'incremental fetch failed; fetching the full export',
       )
+    } finally {
+      rmSync(delta, { force: true })
     }
   }
   forgetIncremental(d.dir, id)
