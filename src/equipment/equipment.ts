@@ -311,6 +311,88 @@ interface Counts {
   plates: number
 }
 
+/** Per VIN: its carriers with their plates, and its verdict and carrier count on each row. */
+async function foldVins(ctx: BuildContext, scratchPath: string, counts: Counts): Promise<void> {
+  // per VIN: its carriers with their plates, and the VIN's verdict and carrier count on each
+  // row (one row per VIN and USDOT: a lookup is one range read)
+  const vinCarrier = ctx.db.prepare(
+    'INSERT INTO vin_carriers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  )
+  await foldSorted(
+    ctx,
+    'vins',
+    scratchPath,
+    `SELECT vin, '', dot, day, insp, crash, state, plate, type, make FROM s
+     WHERE vin <> '' ORDER BY vin, dot, day`,
+    {},
+    (r) => (r[7] === '' ? '' : `${r[6]}|${r[7]}`),
+    (v, _, groups) => {
+      const n = groups.length
+      const valid = vinStatus(v) === 'valid' ? 1 : 0
+      counts.vins++
+      counts.validVins += valid
+      for (const g of groups) {
+        const plates = g.others.size ? [...g.others.keys()].sort().join(',') : null
+        vinCarrier.run(
+          v,
+          g.dot,
+          g.first,
+          g.last,
+          g.insp.size,
+          g.crash.size,
+          g.type,
+          g.make,
+          plates,
+          n,
+          valid,
+        )
+      }
+    },
+  )
+}
+
+/** Per plate: its carriers and the VINs seen with it. */
+async function foldPlates(ctx: BuildContext, scratchPath: string, counts: Counts): Promise<void> {
+  // per plate: its carriers and the VINs seen with it (`vin:day` by VIN), one row per USDOT
+  const plateCarrier = ctx.db.prepare(
+    'INSERT INTO plate_carriers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  )
+  await foldSorted(
+    ctx,
+    'plates',
+    scratchPath,
+    `SELECT state, plate, dot, day, insp, crash, vin, '', type, make FROM s
+     WHERE plate <> '' ORDER BY state, plate, dot, day`,
+    {},
+    (r) => r[6],
+    (st, p, groups) => {
+      const n = groups.length
+      counts.plates++
+      for (const g of groups) {
+        const vins = g.others.size
+          ? [...g.others]
+              .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+              .map(([v, day]) => `${v}:${day}`)
+              .join(',')
+          : null
+        plateCarrier.run(
+          st,
+          p,
+          g.dot,
+          g.first,
+          g.last,
+          g.insp.size,
+          g.crash.size,
+          g.type,
+          g.make,
+          vins,
+          n,
+        )
+      }
+    },
+  )
+}
+
 async function aggregate(
   ctx: BuildContext,
   scratchPath: string,
@@ -351,79 +433,8 @@ async function aggregate(
     w,
   )
 
-  // per VIN: its carriers with their plates, and the VIN's verdict and carrier count on each
-  // row (one row per VIN and USDOT: a lookup is one range read)
-  const vinCarrier = db.prepare('INSERT INTO vin_carriers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')
-  await foldSorted(
-    ctx,
-    'vins',
-    scratchPath,
-    `SELECT vin, '', dot, day, insp, crash, state, plate, type, make FROM s
-     WHERE vin <> '' ORDER BY vin, dot, day`,
-    {},
-    (r) => (r[7] === '' ? '' : `${r[6]}|${r[7]}`),
-    (v, _, groups) => {
-      const n = groups.length
-      const valid = vinStatus(v) === 'valid' ? 1 : 0
-      counts.vins++
-      counts.validVins += valid
-      for (const g of groups) {
-        const plates = g.others.size ? [...g.others.keys()].sort().join(',') : null
-        vinCarrier.run(
-          v,
-          g.dot,
-          g.first,
-          g.last,
-          g.insp.size,
-          g.crash.size,
-          g.type,
-          g.make,
-          plates,
-          n,
-          valid,
-        )
-      }
-    },
-  )
-
-  // per plate: its carriers and the VINs seen with it (`vin:day` by VIN), one row per USDOT
-  const plateCarrier = db.prepare(
-    'INSERT INTO plate_carriers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-  )
-  await foldSorted(
-    ctx,
-    'plates',
-    scratchPath,
-    `SELECT state, plate, dot, day, insp, crash, vin, '', type, make FROM s
-     WHERE plate <> '' ORDER BY state, plate, dot, day`,
-    {},
-    (r) => r[6],
-    (st, p, groups) => {
-      const n = groups.length
-      counts.plates++
-      for (const g of groups) {
-        const vins = g.others.size
-          ? [...g.others]
-              .sort((a, b) => (a[0] < b[0] ? -1 : 1))
-              .map(([v, day]) => `${v}:${day}`)
-              .join(',')
-          : null
-        plateCarrier.run(
-          st,
-          p,
-          g.dot,
-          g.first,
-          g.last,
-          g.insp.size,
-          g.crash.size,
-          g.type,
-          g.make,
-          vins,
-          n,
-        )
-      }
-    },
-  )
+  await foldVins(ctx, scratchPath, counts)
+  await foldPlates(ctx, scratchPath, counts)
 
   // per carrier: inspections, states, roadside names, distinct valid VINs by class
   await step(

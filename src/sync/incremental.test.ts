@@ -51,7 +51,7 @@ afterEach(async () => {
 
 /** globalThis.fetch, recorded, with the SODA answers replaced when a test says so */
 const fetchFn: typeof globalThis.fetch = async (input, init) => {
-  const url = String(input)
+  const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url
   fetched.push(url)
   const replaced = url.includes('/resource/') && failChanges ? failChanges(url) : null
   return replaced ?? globalThis.fetch(input, init)

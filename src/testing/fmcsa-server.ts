@@ -102,6 +102,50 @@ export function filesOf(dir: string): Record<string, Buffer> {
   return out
 }
 
+/** SODA `/resource/<id>.csv`: the rows whose `col` is after a value, lower-case header, paged. */
+function sodaChanges(
+  url: string,
+  entries: ReadonlyMap<string, Entry>,
+): { id: string | null; status: number; body: string } {
+  const u = new URL(url, 'http://127.0.0.1')
+  const id = /^\/resource\/([a-z0-9]{4}-[a-z0-9]{4})\.csv$/.exec(u.pathname)?.[1] ?? null
+  const where = /^(\w+) > '(.*)'$/.exec(u.searchParams.get('$where') ?? '')
+  const entry = id ? entries.get(id) : undefined
+  if (!entry || !where) return { id, status: entry ? 400 : 404, body: '' }
+  const [head = [], ...rows] = Papa.parse<string[]>(entry.body.toString('utf8'), {
+    skipEmptyLines: true,
+  }).data
+  const col = head.findIndex((h) => h.toLowerCase() === where[1])
+  const value = (r: string[]) => r[col] ?? ''
+  const picked = rows
+    .filter((r) => value(r) > (where[2] ?? ''))
+    .sort((a, b) => (value(a) < value(b) ? -1 : value(a) > value(b) ? 1 : 0))
+  const offset = Number(u.searchParams.get('$offset') ?? 0)
+  const page = picked.slice(offset, offset + Number(u.searchParams.get('$limit') ?? 1000))
+  const body = Papa.unparse([head.map((h) => h.toLowerCase()), ...page], { newline: '\n' })
+  return { id, status: 200, body: `${body}\n` }
+}
+
+/** Answers a SODA changes request (sodaChanges), recorded in `requests`. */
+function serveChanges(
+  url: string,
+  res: ServerResponse,
+  entries: ReadonlyMap<string, Entry>,
+  requests: ServedRequest[],
+  extraHeaders: (id: string, what: 'file') => Record<string, string>,
+): void {
+  const answer = sodaChanges(url, entries)
+  requests.push({ path: url, id: answer.id, form: 'changes', status: answer.status, headers: {} })
+  if (answer.status !== 200 || answer.id === null)
+    return void res.writeHead(answer.status).end('{"error":true}')
+  res
+    .writeHead(200, {
+      'content-type': 'text/csv; charset=utf-8',
+      ...extraHeaders(answer.id, 'file'),
+    })
+    .end(answer.body)
+}
+
 export async function startFmcsaServer(
   opts: { dir?: string; files?: Record<string, string | Buffer>; port?: number } = {},
 ): Promise<FmcsaServer> {
@@ -148,35 +192,6 @@ export async function startFmcsaServer(
     return null
   }
 
-  /** SODA `/resource/<id>.csv`: the rows whose `col` is after a value, lower-case header, paged */
-  const changes = (url: string, res: ServerResponse) => {
-    const u = new URL(url, 'http://127.0.0.1')
-    const id = /^\/resource\/([a-z0-9]{4}-[a-z0-9]{4})\.csv$/.exec(u.pathname)?.[1] ?? null
-    const where = /^(\w+) > '(.*)'$/.exec(u.searchParams.get('$where') ?? '')
-    const entry = id ? entries.get(id) : undefined
-    const status = entry && where ? 200 : entry ? 400 : 404
-    requests.push({ path: url, id, form: 'changes', status, headers: {} })
-    if (!entry || !where) return res.writeHead(status).end('{"error":true}')
-    const [head = [], ...rows] = Papa.parse<string[]>(entry.body.toString('utf8'), {
-      skipEmptyLines: true,
-    }).data
-    const col = head.findIndex((h) => h.toLowerCase() === where[1])
-    const picked = rows
-      .filter((r) => (r[col] ?? '') > (where[2] ?? ''))
-      .sort((a, b) =>
-        (a[col] ?? '') < (b[col] ?? '') ? -1 : (a[col] ?? '') > (b[col] ?? '') ? 1 : 0,
-      )
-    const offset = Number(u.searchParams.get('$offset') ?? 0)
-    const page = picked.slice(offset, offset + Number(u.searchParams.get('$limit') ?? 1000))
-    const body = Papa.unparse([head.map((h) => h.toLowerCase()), ...page], { newline: '\n' })
-    return res
-      .writeHead(200, {
-        'content-type': 'text/csv; charset=utf-8',
-        ...extraHeaders(id as string, 'file'),
-      })
-      .end(`${body}\n`)
-  }
-
   let inFlight = 0
   let maxConcurrent = 0
   const handle = (req: IncomingMessage, res: ServerResponse) => {
@@ -203,7 +218,8 @@ export async function startFmcsaServer(
         .writeHead(200, { 'content-type': 'application/json', ...extraHeaders(id, 'count') })
         .end(JSON.stringify([{ count: String(n) }]))
     }
-    if (url.startsWith('/resource/') && url.includes('.csv?')) return changes(url, res)
+    if (/^\/resource\/[^/]+\.csv\?/.test(url))
+      return serveChanges(url, res, entries, requests, extraHeaders)
     const r = route(url)
     const log = (status: number) =>
       requests.push({
