@@ -385,15 +385,20 @@ function equipmentFacts(file: string, limit: number) {
   const db = new Database(file, { readonly: true })
   try {
     const count = (sql: string) => (db.prepare(sql).pluck().get() as number) ?? 0
+    // the distinct VINs and plates the build counted (equipment_meta)
+    const meta = (key: string) =>
+      Number(db.prepare('SELECT value FROM equipment_meta WHERE key = ?').pluck().get(key) ?? 0)
     return {
       bytes: statSync(file).size,
-      vins: count('SELECT count(*) FROM vins'),
-      validVins: count('SELECT count(*) FROM vins WHERE valid = 1'),
+      vins: meta('vins'),
+      validVins: meta('valid_vins'),
       vinCarriers: count('SELECT count(*) FROM vin_carriers'),
-      plates: count('SELECT count(*) FROM plates'),
+      plates: meta('plates'),
       carriers: count('SELECT count(*) FROM carrier_equipment'),
       sample: db
-        .prepare('SELECT vin FROM vins ORDER BY random() LIMIT ?')
+        .prepare(
+          'SELECT vin FROM (SELECT DISTINCT vin FROM vin_carriers) ORDER BY random() LIMIT ?',
+        )
         .pluck()
         .all(limit) as string[],
     }
@@ -472,7 +477,7 @@ async function main() {
   const equipment = equipmentFile ? equipmentFacts(equipmentFile, 200_000) : null
   if (equipment)
     log(
-      `equipment dataset: ${(equipment.bytes / 1048576).toFixed(0)} MB on disk, ${fmt(equipment.vins)} distinct VINs (${fmt(equipment.validVins)} valid), ${fmt(equipment.vinCarriers)} VIN-carrier rows, ${fmt(equipment.plates)} plates, ${fmt(equipment.carriers)} carriers inspected`,
+      `equipment dataset: ${(equipment.bytes / 1048576).toFixed(0)} MB on disk (${(equipment.bytes / 1e9).toFixed(2)} GB), ${fmt(equipment.vins)} distinct VINs (${fmt(equipment.validVins)} valid), ${fmt(equipment.vinCarriers)} VIN-carrier rows, ${fmt(equipment.plates)} plates, ${fmt(equipment.carriers)} carriers inspected`,
     )
   if (args.all || full) {
     const allDir = join(root, `data-all-${censusRows}`)

@@ -68,6 +68,7 @@ export const Env = z.object({
   SYNC_STALE_DELAY_MS: unsetIfEmpty(z.coerce.number().int().min(0).default(300_000)),
   SYNC_MIN_FREE_MB: unsetIfEmpty(z.coerce.number().int().min(0).default(512)),
   SYNC_OOS_MIN_ROWS: unsetIfEmpty(z.coerce.number().int().min(0).default(10_000)),
+  SYNC_FULL_REFRESH_DAYS: unsetIfEmpty(z.coerce.number().positive().default(90)),
   DATASET_MAX_AGE_HOURS: unsetIfEmpty(z.coerce.number().positive().default(72)),
   RECORD_CACHE_ENTRIES: unsetIfEmpty(z.coerce.number().int().min(0).max(1_000_000).default(1000)),
   RECORD_WORKERS: unsetIfEmpty(z.coerce.number().int().min(0).max(16).optional()),
@@ -188,6 +189,8 @@ export function loadConfig(env: Record<string, string | undefined>) {
       staleDelayMs: e.SYNC_STALE_DELAY_MS,
       minFreeBytes: e.SYNC_MIN_FREE_MB * 1024 * 1024,
       oosMinRows: e.SYNC_OOS_MIN_ROWS,
+      /** an incrementally fetched file gets its full export again after this many days */
+      fullRefreshDays: e.SYNC_FULL_REFRESH_DAYS,
       maxAgeHours: e.DATASET_MAX_AGE_HOURS,
     },
     crosscheck: {

@@ -44,31 +44,15 @@ export const isTrailerType = (type: string | null): boolean =>
   type !== null && /TRAILER|DOLLY|CONVERTER/i.test(type)
 
 const DDL = `
-CREATE TABLE vins (
-  vin TEXT PRIMARY KEY, valid INTEGER NOT NULL, carriers INTEGER NOT NULL,
-  shared_widely INTEGER NOT NULL
-) STRICT, WITHOUT ROWID;
 CREATE TABLE vin_carriers (
   vin TEXT NOT NULL, dot INTEGER NOT NULL, first_day INTEGER NOT NULL, last_day INTEGER NOT NULL,
   inspections INTEGER NOT NULL, crashes INTEGER NOT NULL, unit_type TEXT, make TEXT,
-  PRIMARY KEY (vin, dot)
-) STRICT, WITHOUT ROWID;
-CREATE TABLE vin_plates (
-  vin TEXT NOT NULL, dot INTEGER NOT NULL, state TEXT NOT NULL, plate TEXT NOT NULL,
-  PRIMARY KEY (vin, dot, state, plate)
-) STRICT, WITHOUT ROWID;
-CREATE TABLE plates (
-  state TEXT NOT NULL, plate TEXT NOT NULL, carriers INTEGER NOT NULL,
-  shared_widely INTEGER NOT NULL, PRIMARY KEY (state, plate)
+  plates TEXT, carriers INTEGER NOT NULL, valid INTEGER NOT NULL, PRIMARY KEY (vin, dot)
 ) STRICT, WITHOUT ROWID;
 CREATE TABLE plate_carriers (
   state TEXT NOT NULL, plate TEXT NOT NULL, dot INTEGER NOT NULL, first_day INTEGER NOT NULL,
   last_day INTEGER NOT NULL, inspections INTEGER NOT NULL, crashes INTEGER NOT NULL,
-  unit_type TEXT, make TEXT, PRIMARY KEY (state, plate, dot)
-) STRICT, WITHOUT ROWID;
-CREATE TABLE plate_vins (
-  state TEXT NOT NULL, plate TEXT NOT NULL, dot INTEGER NOT NULL, vin TEXT NOT NULL,
-  last_day INTEGER NOT NULL, PRIMARY KEY (state, plate, dot, vin)
+  unit_type TEXT, make TEXT, vins TEXT, carriers INTEGER NOT NULL, PRIMARY KEY (state, plate, dot)
 ) STRICT, WITHOUT ROWID;
 CREATE TABLE carrier_equipment (
   dot INTEGER PRIMARY KEY, inspections INTEGER NOT NULL, last_day INTEGER,
@@ -320,12 +304,102 @@ async function foldSorted(
   }
 }
 
+/** What the build wrote, kept in equipment_meta (the bench and the notes print them). */
+interface Counts {
+  vins: number
+  validVins: number
+  plates: number
+}
+
+/** Per VIN: its carriers with their plates, and its verdict and carrier count on each row. */
+async function foldVins(ctx: BuildContext, scratchPath: string, counts: Counts): Promise<void> {
+  // per VIN: its carriers with their plates, and the VIN's verdict and carrier count on each
+  // row (one row per VIN and USDOT: a lookup is one range read)
+  const vinCarrier = ctx.db.prepare(
+    'INSERT INTO vin_carriers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  )
+  await foldSorted(
+    ctx,
+    'vins',
+    scratchPath,
+    `SELECT vin, '', dot, day, insp, crash, state, plate, type, make FROM s
+     WHERE vin <> '' ORDER BY vin, dot, day`,
+    {},
+    (r) => (r[7] === '' ? '' : `${r[6]}|${r[7]}`),
+    (v, _, groups) => {
+      const n = groups.length
+      const valid = vinStatus(v) === 'valid' ? 1 : 0
+      counts.vins++
+      counts.validVins += valid
+      for (const g of groups) {
+        const plates = g.others.size ? [...g.others.keys()].sort().join(',') : null
+        vinCarrier.run(
+          v,
+          g.dot,
+          g.first,
+          g.last,
+          g.insp.size,
+          g.crash.size,
+          g.type,
+          g.make,
+          plates,
+          n,
+          valid,
+        )
+      }
+    },
+  )
+}
+
+/** Per plate: its carriers and the VINs seen with it. */
+async function foldPlates(ctx: BuildContext, scratchPath: string, counts: Counts): Promise<void> {
+  // per plate: its carriers and the VINs seen with it (`vin:day` by VIN), one row per USDOT
+  const plateCarrier = ctx.db.prepare(
+    'INSERT INTO plate_carriers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  )
+  await foldSorted(
+    ctx,
+    'plates',
+    scratchPath,
+    `SELECT state, plate, dot, day, insp, crash, vin, '', type, make FROM s
+     WHERE plate <> '' ORDER BY state, plate, dot, day`,
+    {},
+    (r) => r[6],
+    (st, p, groups) => {
+      const n = groups.length
+      counts.plates++
+      for (const g of groups) {
+        const vins = g.others.size
+          ? [...g.others]
+              .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+              .map(([v, day]) => `${v}:${day}`)
+              .join(',')
+          : null
+        plateCarrier.run(
+          st,
+          p,
+          g.dot,
+          g.first,
+          g.last,
+          g.insp.size,
+          g.crash.size,
+          g.type,
+          g.make,
+          vins,
+          n,
+        )
+      }
+    },
+  )
+}
+
 async function aggregate(
   ctx: BuildContext,
   scratchPath: string,
   from: number,
   to: number,
-): Promise<void> {
+): Promise<Counts> {
+  const counts: Counts = { vins: 0, validVins: 0, plates: 0 }
   const w = { from, to, above: SHARED_WIDELY_ABOVE }
   const { db } = ctx
   db.function('is_trailer', { deterministic: true }, (t: unknown) =>
@@ -359,53 +433,8 @@ async function aggregate(
     w,
   )
 
-  // per VIN: its carriers, their plates, the VIN's verdict
-  const vinCarrier = db.prepare('INSERT INTO vin_carriers VALUES (?, ?, ?, ?, ?, ?, ?, ?)')
-  const vinPlate = db.prepare('INSERT INTO vin_plates VALUES (?, ?, ?, ?)')
-  const vin = db.prepare('INSERT INTO vins VALUES (?, ?, ?, ?)')
-  await foldSorted(
-    ctx,
-    'vins',
-    scratchPath,
-    `SELECT vin, '', dot, day, insp, crash, state, plate, type, make FROM s
-     WHERE vin <> '' ORDER BY vin, dot, day`,
-    {},
-    (r) => (r[7] === '' ? '' : `${r[6]}|${r[7]}`),
-    (v, _, groups) => {
-      for (const g of groups) {
-        vinCarrier.run(v, g.dot, g.first, g.last, g.insp.size, g.crash.size, g.type, g.make)
-        for (const sp of [...g.others.keys()].sort()) {
-          const bar = sp.indexOf('|')
-          vinPlate.run(v, g.dot, sp.slice(0, bar), sp.slice(bar + 1))
-        }
-      }
-      const n = groups.length
-      vin.run(v, vinStatus(v) === 'valid' ? 1 : 0, n, n > SHARED_WIDELY_ABOVE ? 1 : 0)
-    },
-  )
-
-  // per plate: its carriers and the VINs seen with it
-  const plateCarrier = db.prepare('INSERT INTO plate_carriers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
-  const plateVin = db.prepare('INSERT INTO plate_vins VALUES (?, ?, ?, ?, ?)')
-  const plate = db.prepare('INSERT INTO plates VALUES (?, ?, ?, ?)')
-  await foldSorted(
-    ctx,
-    'plates',
-    scratchPath,
-    `SELECT state, plate, dot, day, insp, crash, vin, '', type, make FROM s
-     WHERE plate <> '' ORDER BY state, plate, dot, day`,
-    {},
-    (r) => r[6],
-    (st, p, groups) => {
-      for (const g of groups) {
-        plateCarrier.run(st, p, g.dot, g.first, g.last, g.insp.size, g.crash.size, g.type, g.make)
-        for (const [v, day] of [...g.others].sort((a, b) => (a[0] < b[0] ? -1 : 1)))
-          plateVin.run(st, p, g.dot, v, day)
-      }
-      const n = groups.length
-      plate.run(st, p, n, n > SHARED_WIDELY_ABOVE ? 1 : 0)
-    },
-  )
+  await foldVins(ctx, scratchPath, counts)
+  await foldPlates(ctx, scratchPath, counts)
 
   // per carrier: inspections, states, roadside names, distinct valid VINs by class
   await step(
@@ -434,15 +463,15 @@ async function aggregate(
          count(name) AS roadside, max(CASE WHEN name IS NOT NULL THEN day END) AS last_roadside
        FROM scratch.insp WHERE day BETWEEN @from AND @to GROUP BY dot
      ) i LEFT JOIN (
-       SELECT c.dot,
-         sum(c.unit_type IS NOT NULL AND NOT is_trailer(c.unit_type)) AS power,
-         sum(is_trailer(c.unit_type)) AS trailers,
-         sum(v.carriers > 1 AND NOT v.shared_widely) AS shared
-       FROM vin_carriers c JOIN vins v ON v.vin = c.vin
-       WHERE v.valid = 1 GROUP BY c.dot
+       SELECT dot,
+         sum(unit_type IS NOT NULL AND NOT is_trailer(unit_type)) AS power,
+         sum(is_trailer(unit_type)) AS trailers,
+         sum(carriers > 1 AND carriers <= @above) AS shared
+       FROM vin_carriers WHERE valid = 1 GROUP BY dot
      ) v ON v.dot = i.dot`,
     w,
   )
+  return counts
 }
 
 async function buildEquipment(ctx: BuildContext): Promise<void> {
@@ -458,12 +487,15 @@ async function buildEquipment(ctx: BuildContext): Promise<void> {
     const latest = await readInputs(ctx, asOfDay)
     const end = latest >= 0 ? dayToIso(latest) : ctx.asOf
     const start = windowStart(end)
-    await aggregate(ctx, scratchPath, isoToDay(start), isoToDay(end))
+    const counts = await aggregate(ctx, scratchPath, isoToDay(start), isoToDay(end))
     const meta = ctx.db.prepare('INSERT INTO equipment_meta (key, value) VALUES (?, ?)')
     for (const [k, v] of Object.entries({
       window_start: start,
       window_end: end,
       shared_widely_above: String(SHARED_WIDELY_ABOVE),
+      vins: String(counts.vins),
+      valid_vins: String(counts.validVins),
+      plates: String(counts.plates),
       mcmis_files: [EQUIPMENT_FILES.mcmisInspection, EQUIPMENT_FILES.mcmisUnits]
         .filter((id) => ctx.inputs.has(id))
         .join(','),
@@ -503,6 +535,7 @@ export const equipmentDataset: DatasetSpec = {
       format: 'rows',
       kind: 'full',
       required: false,
+      incremental: { key: 'INSPECTION_ID', changed: 'CHANGE_DATE' },
     },
     {
       id: EQUIPMENT_FILES.mcmisUnits,
@@ -510,9 +543,12 @@ export const equipmentDataset: DatasetSpec = {
       format: 'rows',
       kind: 'full',
       required: false,
+      incremental: { key: 'INSP_UNIT_ID', changed: 'CHANGE_DATE' },
     },
   ],
   schedule: 'monthly',
+  // 2: one row per VIN (plate) and USDOT carries the unit's plates (VINs), verdict and count
+  format: 2,
   minRowsRatio: 0.8,
   maxRejectRatio: 0.01,
   build: buildEquipment,

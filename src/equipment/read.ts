@@ -6,6 +6,7 @@
 import type { ActiveDataset } from '../db/datasets.ts'
 import { dayToIso } from '../dates.ts'
 import type { EquipmentAnswerJson } from './schema.ts'
+import { SHARED_WIDELY_ABOVE } from './equipment.ts'
 import { modelYear, normalizeCarrierName, vinStatus } from './vin.ts'
 
 export interface EquipmentWindow {
@@ -72,6 +73,8 @@ function readWindow(ds: ActiveDataset): EquipmentWindow | null {
 
 interface CarrierRow {
   dot: number
+  /** USDOT numbers the unit was seen under (the same on each of its rows) */
+  carriers: number
   first_day: number
   last_day: number
   inspections: number
@@ -103,50 +106,42 @@ export function sightingsOf(ds: ActiveDataset, q: SightingQuery): Sightings | nu
   const window = equipmentWindow(ds)
   if (!window) return null
   if ('vin' in q) {
-    const head = ds.stmt('SELECT shared_widely FROM vins WHERE vin = ?').get(q.vin) as
-      { shared_widely: number } | undefined
-    if (!head) return null
     const rows = ds
       .stmt(
-        `SELECT dot, first_day, last_day, inspections, crashes, unit_type, make
+        `SELECT dot, first_day, last_day, inspections, crashes, unit_type, make, plates, carriers
          FROM vin_carriers WHERE vin = ?`,
       )
-      .all(q.vin) as CarrierRow[]
-    const plates = ds
-      .stmt('SELECT dot, state, plate FROM vin_plates WHERE vin = ?')
-      .all(q.vin) as (PlateRef & { dot: number })[]
+      .all(q.vin) as (CarrierRow & { plates: string | null })[]
+    const head = rows[0]
+    if (!head) return null
     return {
       vin: q.vin,
       vinValid: vinStatus(q.vin) === 'valid',
       plate: null,
-      carriers: rows
-        .map((r) =>
-          sightingOf(
-            r,
-            plates.filter((p) => p.dot === r.dot).map(({ plate, state }) => ({ plate, state })),
-            [],
-          ),
-        )
-        .sort(bySighting),
-      sharedWidely: head.shared_widely === 1,
+      carriers: rows.map((r) => sightingOf(r, platesOf(r.plates), [])).sort(bySighting),
+      sharedWidely: head.carriers > SHARED_WIDELY_ABOVE,
       window,
     }
   }
-  const head = ds
-    .stmt('SELECT shared_widely FROM plates WHERE state = ? AND plate = ?')
-    .get(q.state, q.plate) as { shared_widely: number } | undefined
-  if (!head) return null
   const rows = ds
     .stmt(
-      `SELECT dot, first_day, last_day, inspections, crashes, unit_type, make
+      `SELECT dot, first_day, last_day, inspections, crashes, unit_type, make, vins, carriers
        FROM plate_carriers WHERE state = ? AND plate = ?`,
     )
-    .all(q.state, q.plate) as CarrierRow[]
-  const vins = ds
-    .stmt(
-      'SELECT dot, vin, last_day FROM plate_vins WHERE state = ? AND plate = ? ORDER BY last_day DESC, vin',
+    .all(q.state, q.plate) as (CarrierRow & { vins: string | null })[]
+  const head = rows[0]
+  if (!head) return null
+  // the VINs seen with the plate, latest first (then by VIN), each under its USDOT
+  const vins = rows
+    .flatMap((r) =>
+      (r.vins ?? '').split(',').flatMap((e) => {
+        const colon = e.lastIndexOf(':')
+        return colon < 0
+          ? []
+          : [{ dot: r.dot, vin: e.slice(0, colon), day: Number(e.slice(colon + 1)) }]
+      }),
     )
-    .all(q.state, q.plate) as { dot: number; vin: string; last_day: number }[]
+    .sort((a, b) => b.day - a.day || (a.vin < b.vin ? -1 : a.vin > b.vin ? 1 : 0))
   const plate = { plate: q.plate, state: q.state }
   const latestVin = vins[0]?.vin ?? null
   return {
@@ -162,10 +157,19 @@ export function sightingsOf(ds: ActiveDataset, q: SightingQuery): Sightings | nu
         ),
       )
       .sort(bySighting),
-    sharedWidely: head.shared_widely === 1,
+    sharedWidely: head.carriers > SHARED_WIDELY_ABOVE,
     window,
   }
 }
+
+/** The plates of a vin_carriers row: `ST|PLATE` entries, by state then plate. */
+const platesOf = (text: string | null): PlateRef[] =>
+  text === null
+    ? []
+    : text.split(',').map((e) => {
+        const bar = e.indexOf('|')
+        return { plate: e.slice(bar + 1), state: e.slice(0, bar) }
+      })
 
 /** A name officers wrote for the carrier at the roadside. */
 export interface RoadsideName {

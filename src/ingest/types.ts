@@ -14,6 +14,11 @@ export interface SourceFileSpec {
   required: boolean
   /** other ids that carry the same content (e.g. the legacy text-form id) */
   altIds?: readonly string[]
+  /**
+   * fetched incrementally (sync/incremental.ts): the rows changed after the kept copy's newest
+   * `changed` value, merged by `key`; the full export as the fallback and periodic refresh
+   */
+  incremental?: { key: string; changed: string }
 }
 
 export interface DatasetSpec {

@@ -82,7 +82,7 @@ export function forgetValidators(db: Sqlite, fileId: string): void {
   )
 }
 
-function saveSourceFile(db: Sqlite, dataDir: string, row: SourceFileRow): void {
+export function saveSourceFile(db: Sqlite, dataDir: string, row: SourceFileRow): void {
   db.prepare(
     `INSERT INTO source_files (file_id, url, path, etag, last_modified, sha256, bytes, checked_at, changed_at)
      VALUES (@fileId, @url, @path, @etag, @lastModified, @sha256, @bytes, @checkedAt, @changedAt)

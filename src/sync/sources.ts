@@ -73,6 +73,8 @@ export interface Source {
   primary: SourceUrl
   /** tried in order when the primary answers 404 (e.g. the legacy text form under its own id) */
   fallbacks: SourceUrl[]
+  /** fetched incrementally after the first full export (sync/incremental.ts) */
+  incremental?: SourceFileSpec['incremental']
 }
 
 /** The sources of one dataset. */
@@ -85,6 +87,7 @@ export function sourcesOf(spec: DatasetSpec, baseUrl: string): Source[] {
     kind: f.kind,
     required: f.required,
     role: ROLES[f.id] ?? f.title,
+    ...(f.incremental ? { incremental: f.incremental } : {}),
     primary: { id: f.id, form: f.format, url: sourceUrl(baseUrl, f.id, f.format) },
     fallbacks:
       f.kind === 'diff'

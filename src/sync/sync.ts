@@ -7,7 +7,14 @@
 import { existsSync } from 'node:fs'
 import type { Deps } from '../deps.ts'
 import { DATASETS } from './datasets.ts'
-import { downloadFile, forgetValidators, getSourceFile, type DownloadOutcome } from './download.ts'
+import {
+  downloadFile,
+  forgetValidators,
+  getSourceFile,
+  type DownloadOptions,
+  type DownloadOutcome,
+} from './download.ts'
+import { fetchIncrementally, forgetIncremental } from './incremental.ts'
 import {
   checkFreeSpace,
   downloadPool,
@@ -226,7 +233,12 @@ async function download(
     verify: (stats, prev) => {
       verifyFileRows(deps.db, spec, stats, prev)
       verifyOosFloor(spec, stats, deps.config.sync.oosMinRows)
-      if (counts) verifyCounts(spec, stats, counts, (id) => forgetValidators(deps.db, id))
+      if (counts)
+        verifyCounts(spec, stats, counts, (id) => {
+          forgetValidators(deps.db, id)
+          // a merged copy that lost count (a row deleted upstream) is replaced by the full export
+          forgetIncremental(deps.config.paths.downloads, id)
+        })
     },
   }
 }
@@ -316,36 +328,47 @@ async function fetchSource(
     error: null,
   }
   const { sync, paths } = deps.config
+  const dl: DownloadOptions = {
+    signal: opts.signal,
+    dataDir: paths.dataDir,
+    dir: paths.downloads,
+    timeoutMs: sync.timeoutMs,
+    minRateBytesPerSec: sync.minRateBytesPerSec,
+    maxTotalMs: downloadBudgetMs(sync, src.dataset),
+    // sizes the deadline of an answer without Content-Length on a first sync
+    expectedRows: async () =>
+      (
+        await portalCount(deps, src.primary.id, {
+          signal: opts.signal,
+          baseUrl: sync.baseUrl,
+          appToken: sync.appToken,
+          timeoutMs: sync.timeoutMs,
+          retries: 0,
+          retryBaseMs: opts.retryBaseMs,
+        })
+      ).count,
+    retries: sync.retries,
+    retryBaseMs: opts.retryBaseMs,
+    appToken: sync.appToken,
+    renew: () => ctx.renew(),
+    onProgress: (p) => opts.onProgress?.({ dataset: src.dataset, phase: 'download', ...p }),
+  }
+  const full = () => downloadFile(deps, src.id, [src.primary, ...src.fallbacks], dl)
+  const inc = src.incremental
   let outcome: DownloadOutcome
   try {
     outcome = await untilFresh(
       src.id,
       () =>
-        downloadFile(deps, src.id, [src.primary, ...src.fallbacks], {
-          signal: opts.signal,
-          dataDir: paths.dataDir,
-          dir: paths.downloads,
-          timeoutMs: sync.timeoutMs,
-          minRateBytesPerSec: sync.minRateBytesPerSec,
-          maxTotalMs: downloadBudgetMs(sync, src.dataset),
-          // sizes the deadline of an answer without Content-Length on a first sync
-          expectedRows: async () =>
-            (
-              await portalCount(deps, src.primary.id, {
-                signal: opts.signal,
-                baseUrl: sync.baseUrl,
-                appToken: sync.appToken,
-                timeoutMs: sync.timeoutMs,
-                retries: 0,
-                retryBaseMs: opts.retryBaseMs,
-              })
-            ).count,
-          retries: sync.retries,
-          retryBaseMs: opts.retryBaseMs,
-          appToken: sync.appToken,
-          renew: () => ctx.renew(),
-          onProgress: (p) => opts.onProgress?.({ dataset: src.dataset, phase: 'download', ...p }),
-        }),
+        inc
+          ? fetchIncrementally(
+              deps,
+              src.id,
+              { spec: inc, baseUrl: sync.baseUrl, fullRefreshDays: sync.fullRefreshDays },
+              dl,
+              full,
+            )
+          : full(),
       () => false,
       {
         retries: sync.staleRetries,

@@ -2,7 +2,8 @@
  * A local stand-in for data.transportation.gov on 127.0.0.1 for sync tests (and a manual
  * FMCSA_BASE_URL target): serves files in the real URL layout
  * (`/api/views/<id>/rows.csv?accessType=DOWNLOAD`, `/download/<id>/text%2Fplain`), answers
- * conditional requests with 304, answers the SODA row count (`/resource/<id>.json?$select=count(*)`),
+ * conditional requests with 304, answers the SODA row count (`/resource/<id>.json?$select=count(*)`)
+ * and the SODA rows changed after a date (`/resource/<id>.csv?$where=col > '…'&$order&$limit&$offset`),
  * and can misbehave on demand: 404, 5xx, an HTML page with status 200, an empty body, a truncated
  * body, a chunked body that ends cleanly mid-file, a stall, a slow drip, and answers flagged
  * `X-SODA2-Data-Out-Of-Date: true` (a stale replica).
@@ -44,7 +45,7 @@ export type Failure =
 export interface ServedRequest {
   path: string
   id: string | null
-  form: 'rows' | 'text' | 'count' | null
+  form: 'rows' | 'text' | 'count' | 'changes' | null
   status: number
   headers: Record<string, string | undefined>
 }
@@ -99,6 +100,50 @@ export function filesOf(dir: string): Record<string, Buffer> {
     if (m?.[1]) out[m[1].toLowerCase()] = readFileSync(join(dir, name))
   }
   return out
+}
+
+/** SODA `/resource/<id>.csv`: the rows whose `col` is after a value, lower-case header, paged. */
+function sodaChanges(
+  url: string,
+  entries: ReadonlyMap<string, Entry>,
+): { id: string | null; status: number; body: string } {
+  const u = new URL(url, 'http://127.0.0.1')
+  const id = /^\/resource\/([a-z0-9]{4}-[a-z0-9]{4})\.csv$/.exec(u.pathname)?.[1] ?? null
+  const where = /^(\w+) > '(.*)'$/.exec(u.searchParams.get('$where') ?? '')
+  const entry = id ? entries.get(id) : undefined
+  if (!entry || !where) return { id, status: entry ? 400 : 404, body: '' }
+  const [head = [], ...rows] = Papa.parse<string[]>(entry.body.toString('utf8'), {
+    skipEmptyLines: true,
+  }).data
+  const col = head.findIndex((h) => h.toLowerCase() === where[1])
+  const value = (r: string[]) => r[col] ?? ''
+  const picked = rows
+    .filter((r) => value(r) > (where[2] ?? ''))
+    .sort((a, b) => (value(a) < value(b) ? -1 : value(a) > value(b) ? 1 : 0))
+  const offset = Number(u.searchParams.get('$offset') ?? 0)
+  const page = picked.slice(offset, offset + Number(u.searchParams.get('$limit') ?? 1000))
+  const body = Papa.unparse([head.map((h) => h.toLowerCase()), ...page], { newline: '\n' })
+  return { id, status: 200, body: `${body}\n` }
+}
+
+/** Answers a SODA changes request (sodaChanges), recorded in `requests`. */
+function serveChanges(
+  url: string,
+  res: ServerResponse,
+  entries: ReadonlyMap<string, Entry>,
+  requests: ServedRequest[],
+  extraHeaders: (id: string, what: 'file') => Record<string, string>,
+): void {
+  const answer = sodaChanges(url, entries)
+  requests.push({ path: url, id: answer.id, form: 'changes', status: answer.status, headers: {} })
+  if (answer.status !== 200 || answer.id === null)
+    return void res.writeHead(answer.status).end('{"error":true}')
+  res
+    .writeHead(200, {
+      'content-type': 'text/csv; charset=utf-8',
+      ...extraHeaders(answer.id, 'file'),
+    })
+    .end(answer.body)
 }
 
 export async function startFmcsaServer(
@@ -173,6 +218,8 @@ export async function startFmcsaServer(
         .writeHead(200, { 'content-type': 'application/json', ...extraHeaders(id, 'count') })
         .end(JSON.stringify([{ count: String(n) }]))
     }
+    if (/^\/resource\/[^/]+\.csv\?/.test(url))
+      return serveChanges(url, res, entries, requests, extraHeaders)
     const r = route(url)
     const log = (status: number) =>
       requests.push({
