@@ -87,6 +87,16 @@ export default tseslint.config(
     },
   },
   {
+    // sizes held by the build: a file at most 500 lines, a function at most 120 (blank lines and
+    // comments not counted) in product code, the bench and the tools
+    files: ['src/**/*.{ts,tsx}', 'bench/**/*.ts', 'tools/**/*.ts'],
+    ignores: ['**/*.test.ts', 'src/testing/**'],
+    rules: {
+      'max-lines': ['error', { max: 500, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 120, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
     files: ['eslint.config.js', '.dependency-cruiser.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
@@ -94,4 +104,18 @@ export default tseslint.config(
       globals: { module: 'writable' },
     },
   },
+  // ---- TEMPORARY OVERRIDE: remove after merging the branches that split these files ----
+  // Files still over the size limits, being split in their owners' branches.
+  {
+    files: [
+      'src/census/census.ts',
+      'src/checks/checks.ts',
+      'src/console/checks.tsx',
+      'src/console/lookup.tsx',
+      'src/trust/components.ts',
+      'tools/generate/company.ts',
+    ],
+    rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
+  },
+  // ---- END TEMPORARY OVERRIDE ----
 )
