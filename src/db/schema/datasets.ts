@@ -1,6 +1,6 @@
 /** app.db tables: dataset versions and the sync runs that build them (db/, sync/), leases, the health probe. */
 import { sql } from 'drizzle-orm'
-import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { check, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { ts } from './columns.ts'
 
 export const datasetVersions = sqliteTable(

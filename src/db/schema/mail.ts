@@ -1,14 +1,6 @@
 /** app.db tables: the e-mail queue, recipients and one-time contact codes (mail/). */
 import { sql } from 'drizzle-orm'
-import {
-  check,
-  index,
-  integer,
-  primaryKey,
-  sqliteTable,
-  text,
-  uniqueIndex,
-} from 'drizzle-orm/sqlite-core'
+import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { accounts } from './keys.ts'
 import { ts } from './columns.ts'
 
