@@ -87,6 +87,16 @@ export default tseslint.config(
     },
   },
   {
+    // sizes held by the build: a file at most 500 lines, a function at most 120 (blank lines and
+    // comments not counted) in product code, the bench and the tools
+    files: ['src/**/*.{ts,tsx}', 'bench/**/*.ts', 'tools/**/*.ts'],
+    ignores: ['**/*.test.ts', 'src/testing/**'],
+    rules: {
+      'max-lines': ['error', { max: 500, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 120, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
     files: ['eslint.config.js', '.dependency-cruiser.cjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {

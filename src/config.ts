@@ -248,7 +248,7 @@ export type Config = ReturnType<typeof loadConfig>
 
 /**
  * Record worker threads when RECORD_WORKERS is unset: one per core beyond the main thread's, at
- * least one (on 2 cores one worker served more random lookups than none: README, Decisions), at
+ * least one (on 2 cores one worker serves more random lookups than none), at
  * most 4.
  */
 export function defaultRecordWorkers(cores: number): number {

@@ -17,9 +17,8 @@ export const REDACT = [
 ]
 
 /**
- * Log lines are written to stderr in batches of at least this many bytes (one write for about 20
- * request lines instead of one each: a write per line cost a lookup about 35 µs of the serving
- * thread's CPU at full load)...
+ * Log lines are written to stderr in batches of at least this many bytes (one write for many
+ * request lines instead of one each: a write per line is a noticeable share of a lookup's CPU)...
  */
 export const LOG_BATCH_BYTES = 4096
 /** ...and at most this late when traffic is too light to fill a batch. pino writes what is left

@@ -248,11 +248,9 @@ function startBackground(
 }
 
 /**
- * Under load V8 let the old generation grow to about three times what survives a full
- * collection before collecting again (140 MB committed for 45 MB live at full scale, serving
- * RSS 350–390 MB); a fixed growth factor keeps it near the live size (58 MB committed, RSS
- * 270 MB) at no measurable cost in throughput (the default, 30 %, keeps the batches' peak about
- * 15 MB under 50 %'s at the same rates). V8 reads the flag at every collection, so setting it at
+ * Under load V8 lets the old generation grow to several times what survives a full
+ * collection before collecting again; a fixed growth factor keeps the heap near its live size at
+ * no cost in throughput (the default, 30 %, keeps the batches' peak lower than 50 % does). V8 reads the flag at every collection, so setting it at
  * start-up takes effect. 0 leaves V8's own heuristics.
  */
 export function limitHeapGrowth(percent: number): void {

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
 import { DATASET_NAMES } from '../db/names.ts'
+import type { DataView } from '../db/datasets.ts'
 import type { Deps } from '../deps.ts'
 import { clip, ECHO_LIMIT } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
@@ -303,7 +304,7 @@ export interface BatchRequest {
 
 /**
  * Answers a batch: every item in input order with its own status. When a capped plan has nothing
- * left before the batch, the whole request is refused (throws 429 quota_exceeded, DESIGN.md §1).
+ * left before the batch, the whole request is refused (throws 429 quota_exceeded, the API reference, POST /v1/verify).
  */
 export async function verifyBatch(
   deps: Deps,
@@ -331,10 +332,34 @@ export async function verifyBatch(
       return resolveSlot(deps, caller, s.parsed.target, read, checked(s.parsed))
     }),
   )
+  const { pending, charged } = sortItems(deps, caller, slots, keys, resolutions, read.view)
+  const billed = chargeFound(deps, caller, req, charged, pending)
+  return batchAnswer(deps, caller, req, await Promise.all(pending), billed)
+}
+
+/** A found company, first named in the batch: charged one call. */
+interface Charged {
+  slot: number
+  input: unknown
+  res: Found
+  p: ParsedOk
+}
+
+/**
+ * Each item's answer where it has no charge (invalid, duplicate, not found, mirror not ready), and
+ * the found, first-named companies in input order, each to be charged one call.
+ */
+function sortItems(
+  deps: Deps,
+  caller: Caller,
+  slots: readonly Slot[],
+  keys: ReadonlyMap<string, number>,
+  resolutions: readonly (Resolved | null)[],
+  view: DataView,
+): { pending: Promise<BatchResult>[]; charged: Charged[] } {
   const answered = new Map<number, number>()
   const pending: Promise<BatchResult>[] = []
-  // found, first-named companies, in input order: each is charged one call
-  const charged: { slot: number; input: unknown; res: Found; p: ParsedOk }[] = []
+  const charged: Charged[] = []
   for (const [i, s] of slots.entries()) {
     const p = s.parsed
     const input = s.input
@@ -357,12 +382,12 @@ export async function verifyBatch(
     }
     if (!res.found) {
       pending[i] = Promise.resolve(
-        awaitingMirror(read.view, caller)
+        awaitingMirror(view, caller)
           ? {
               input,
               status: 503,
               code: 'mirror_not_ready',
-              error: notReadyMessage(deps, read.view, res.error),
+              error: notReadyMessage(deps, view, res.error),
             }
           : { input, status: 404, code: 'not_found', error: res.error },
       )
@@ -383,9 +408,21 @@ export async function verifyBatch(
     answered.set(dot, i)
     charged.push({ slot: i, input, res, p })
   }
+  return { pending, charged }
+}
+
+/**
+ * Charges every found item in one write transaction: one commit per batch, not one per item (an
+ * error before the end charges nothing). Fills each item's answer; returns the billed count.
+ */
+function chargeFound(
+  deps: Deps,
+  caller: Caller,
+  req: BatchRequest,
+  charged: readonly Charged[],
+  pending: Promise<BatchResult>[],
+): number {
   let billed = 0
-  // every item's charge in one write transaction: one commit per batch, not one per item (an
-  // error before the end charges nothing)
   deps.db
     .transaction(() => {
       const usages = chargeItems(deps, caller, charged.length)
@@ -436,7 +473,17 @@ export async function verifyBatch(
       }
     })
     .immediate()
-  const results = await Promise.all(pending)
+  return billed
+}
+
+/** The batch's answer: its results, the summary counts and the meta block. */
+function batchAnswer(
+  deps: Deps,
+  caller: Caller,
+  req: BatchRequest,
+  results: BatchResult[],
+  billed: number,
+): { body: BatchAnswer; usage: Usage } {
   const count = (s: number) => results.filter((r) => r.status === s).length
   const at = deps.clock()
   const usage = peekUsage(deps.db, caller, at)

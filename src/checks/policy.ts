@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto'
 import { parse as parseYaml } from 'yaml'
 import type { Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
+import { accountExists } from '../keys/accounts.ts'
 import { recordAudit } from '../users/audit.ts'
 import { policyProblems } from './fields.ts'
 import { BUNDLED_POLICY, BUNDLED_POLICY_VERSION, PolicyDocument } from './policy-schema.ts'
@@ -132,8 +133,7 @@ export function setPolicy(
 ): { version: PolicyVersion; changed: boolean } {
   const scope = accountId ?? APPLIANCE
   if (accountId !== null) {
-    const exists = db.prepare('SELECT 1 FROM accounts WHERE id = ?').get(accountId)
-    if (!exists) throw new AppError('not_found', `No account ${accountId}`)
+    if (!accountExists(db, accountId)) throw new AppError('not_found', `No account ${accountId}`)
   }
   const text = JSON.stringify(PolicyDocument.parse(policy))
   const hash = sha256(text)

@@ -1,4 +1,4 @@
-/** `carrier-verify reviews …`: verified reviews and external review aggregates (DESIGN.md §2). */
+/** `carrier-verify reviews …`: verified reviews and external review aggregates (the record's reviews block). */
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
 import { findCensusRow } from '../census/census.ts'

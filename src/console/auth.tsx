@@ -105,152 +105,167 @@ function SignInPage(props: {
   )
 }
 
-export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
+/** The sign-in throttle: per client address and per e-mail, over one window. */
+function signInLimiter() {
   const byAddress = new RateLimiter(SIGN_IN_LIMITS.perAddress, SIGN_IN_LIMITS.windowMs)
   const byEmail = new RateLimiter(SIGN_IN_LIMITS.perEmail, SIGN_IN_LIMITS.windowMs)
-  /** Counts one attempt of both keys, or none when either is at its limit (seconds to wait). */
-  const reserveSignIn = (address: string, email: string, now: number): number => {
-    const wait = Math.max(byAddress.retryAfter(address, now), byEmail.retryAfter(email, now))
-    if (wait > 0) return wait
-    byAddress.hit(address, now)
-    byEmail.hit(email, now)
-    return 0
+  return {
+    /** Counts one attempt of both keys, or none when either is at its limit (seconds to wait). */
+    reserve(address: string, email: string, now: number): number {
+      const wait = Math.max(byAddress.retryAfter(address, now), byEmail.retryAfter(email, now))
+      if (wait > 0) return wait
+      byAddress.hit(address, now)
+      byEmail.hit(email, now)
+      return 0
+    },
+    /** A right password clears the e-mail's count and gives back the address's attempt. */
+    succeeded(address: string, email: string, now: number): void {
+      byEmail.reset(email)
+      byAddress.release(address, now)
+    },
   }
+}
+type SignInLimiter = ReturnType<typeof signInLimiter>
 
-  app.get('/sign-in', (c) => {
-    if (c.get('session')) return c.redirect('/console', 303)
+export function authRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
+  const limiter = signInLimiter()
+  app.get('/sign-in', (c) => signInPage(c, deps))
+  app.post('/sign-in', (c) => signInForm(c, deps, limiter))
+  app.post('/sign-out', requireSession(deps), (c) => signOutForm(c, deps))
+  app.get('/set-password/:token', (c) => setPasswordPage(c, deps, c.req.param('token')))
+  app.post('/set-password/:token', (c) => setPasswordForm(c, deps, c.req.param('token')))
+}
+
+function signInPage(c: Ctx, deps: Deps) {
+  if (c.get('session')) return c.redirect('/console', 303)
+  return c.html(
+    <SignInPage
+      nonce={c.get('nonce')}
+      token={formToken(c, deps)}
+      next={safeNext(c.req.query('next'))}
+    />,
+  )
+}
+
+async function signInForm(c: Ctx, deps: Deps, limiter: SignInLimiter) {
+  await checkFormToken(c, deps)
+  const now = deps.clock().getTime()
+  const email = (await field(c, 'email')).toLowerCase()
+  const password = (await c.req.parseBody()).password
+  const next = safeNext(await field(c, 'next'))
+  const address = c.get('address') ?? 'unknown'
+  const again = (error: string, status: 401 | 429) => {
+    c.status(status)
     return c.html(
       <SignInPage
         nonce={c.get('nonce')}
         token={formToken(c, deps)}
-        next={safeNext(c.req.query('next'))}
+        next={next}
+        error={error}
+        email={email}
       />,
     )
-  })
-
-  app.post('/sign-in', async (c) => {
-    await checkFormToken(c, deps)
-    const now = deps.clock().getTime()
-    const email = (await field(c, 'email')).toLowerCase()
-    const password = (await c.req.parseBody()).password
-    const next = safeNext(await field(c, 'next'))
-    const address = c.get('address') ?? 'unknown'
-    const again = (error: string, status: 401 | 429) => {
-      c.status(status)
-      return c.html(
-        <SignInPage
-          nonce={c.get('nonce')}
-          token={formToken(c, deps)}
-          next={next}
-          error={error}
-          email={email}
-        />,
-      )
-    }
-    // counted before the password is checked (synchronously, no await in between), so a burst of
-    // parallel attempts checks at most the limit's number of passwords
-    const wait = reserveSignIn(address, email, now)
-    const shown = auditedEmail(email)
-    if (wait > 0) {
-      c.header('retry-after', String(wait))
-      audit(c, deps, 'sign_in.throttled', { detail: { email: shown } })
-      return again(`Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s).`, 429)
-    }
-    const found = findForSignIn(deps.db, email)
-    deps.metrics.signInChecks.inc()
-    const ok =
-      typeof password === 'string' && (await verifyPassword(password, found?.passwordHash ?? null))
-    if (!ok || !found || found.user.disabledAt !== null) {
-      audit(c, deps, 'sign_in.failed', { detail: { email: shown } })
-      return again('E-mail or password is wrong.', 401)
-    }
-    byEmail.reset(email)
-    byAddress.release(address, now)
-    const { token, session } = createSession(deps.db, found.user.id, c.get('address'), now)
-    markSignedIn(deps.db, found.user.id, now)
-    c.set('session', session)
-    audit(c, deps, 'sign_in', { accountId: found.user.accountId })
-    setCookie(c, SESSION_COOKIE, token, {
-      httpOnly: true,
-      sameSite: 'Lax',
-      secure: secure(c, deps),
-      path: '/console',
-      maxAge: Math.floor(SESSION_MAX_MS / 1000),
-    })
-    deleteCookie(c, PRE_COOKIE, { path: '/console' })
-    return c.redirect(next, 303)
-  })
-
-  app.post('/sign-out', requireSession(deps), (c) => {
-    const s = c.get('session')
-    if (s) {
-      audit(c, deps, 'sign_out', { accountId: s.user.accountId })
-      deleteSession(deps.db, s.id)
-    }
-    deleteCookie(c, SESSION_COOKIE, { path: '/console' })
-    return c.redirect('/console/sign-in', 303)
-  })
-
-  const setPasswordPage = (c: Ctx, token: string, error: string | null = null) => {
-    const user = passwordTokenUser(deps.db, token, deps.clock().getTime())
-    if (!user)
-      throw new AppError(
-        'not_found',
-        'This link is unknown, used or expired; ask an administrator for a new one',
-      )
-    return c.html(
-      <Layout title="Set your password" nonce={c.get('nonce')} session={null} error={error}>
-        <h1>Set the password of {user.email}</h1>
-        <form class="stack" method="post" action={`/console/set-password/${token}`}>
-          <input type="hidden" name="_csrf" value={formToken(c, deps)} />
-          <input type="hidden" name="email" autocomplete="username" value={user.email} />
-          <label for="password">
-            New password <span class="hint">(at least 12 characters)</span>
-          </label>
-          <input
-            id="password"
-            name="password"
-            type="password"
-            autocomplete="new-password"
-            minlength={12}
-            required
-          />
-          <label for="password2">Repeat it</label>
-          <input
-            id="password2"
-            name="password2"
-            type="password"
-            autocomplete="new-password"
-            minlength={12}
-            required
-          />
-          <div>
-            <button type="submit">Set password</button>
-          </div>
-        </form>
-      </Layout>,
-    )
   }
-
-  app.get('/set-password/:token', (c) => setPasswordPage(c, c.req.param('token')))
-  app.post('/set-password/:token', async (c) => {
-    await checkFormToken(c, deps)
-    const token = c.req.param('token')
-    const body = await c.req.parseBody()
-    const p1 = typeof body.password === 'string' ? body.password : ''
-    if (p1 !== body.password2) return setPasswordPage(c, token, 'The two passwords differ.')
-    try {
-      const user = await usePasswordToken(deps.db, token, p1, deps.clock().getTime())
-      audit(c, deps, 'user.password_set', {
-        accountId: user.accountId,
-        target: `user:${user.id}`,
-        detail: { email: user.email },
-      })
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'invalid_request')
-        return setPasswordPage(c, token, err.message)
-      throw err
-    }
-    return c.redirect('/console/sign-in', 303)
+  // counted before the password is checked (synchronously, no await in between), so a burst of
+  // parallel attempts checks at most the limit's number of passwords
+  const wait = limiter.reserve(address, email, now)
+  const shown = auditedEmail(email)
+  if (wait > 0) {
+    c.header('retry-after', String(wait))
+    audit(c, deps, 'sign_in.throttled', { detail: { email: shown } })
+    return again(`Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s).`, 429)
+  }
+  const found = findForSignIn(deps.db, email)
+  deps.metrics.signInChecks.inc()
+  const ok =
+    typeof password === 'string' && (await verifyPassword(password, found?.passwordHash ?? null))
+  if (!ok || !found || found.user.disabledAt !== null) {
+    audit(c, deps, 'sign_in.failed', { detail: { email: shown } })
+    return again('E-mail or password is wrong.', 401)
+  }
+  limiter.succeeded(address, email, now)
+  const { token, session } = createSession(deps.db, found.user.id, c.get('address'), now)
+  markSignedIn(deps.db, found.user.id, now)
+  c.set('session', session)
+  audit(c, deps, 'sign_in', { accountId: found.user.accountId })
+  setCookie(c, SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'Lax',
+    secure: secure(c, deps),
+    path: '/console',
+    maxAge: Math.floor(SESSION_MAX_MS / 1000),
   })
+  deleteCookie(c, PRE_COOKIE, { path: '/console' })
+  return c.redirect(next, 303)
+}
+
+function signOutForm(c: Ctx, deps: Deps) {
+  const s = c.get('session')
+  if (s) {
+    audit(c, deps, 'sign_out', { accountId: s.user.accountId })
+    deleteSession(deps.db, s.id)
+  }
+  deleteCookie(c, SESSION_COOKIE, { path: '/console' })
+  return c.redirect('/console/sign-in', 303)
+}
+
+async function setPasswordForm(c: Ctx, deps: Deps, token: string) {
+  await checkFormToken(c, deps)
+  const body = await c.req.parseBody()
+  const p1 = typeof body.password === 'string' ? body.password : ''
+  if (p1 !== body.password2) return setPasswordPage(c, deps, token, 'The two passwords differ.')
+  try {
+    const user = await usePasswordToken(deps.db, token, p1, deps.clock().getTime())
+    audit(c, deps, 'user.password_set', {
+      accountId: user.accountId,
+      target: `user:${user.id}`,
+      detail: { email: user.email },
+    })
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'invalid_request')
+      return setPasswordPage(c, deps, token, err.message)
+    throw err
+  }
+  return c.redirect('/console/sign-in', 303)
+}
+
+function setPasswordPage(c: Ctx, deps: Deps, token: string, error: string | null = null) {
+  const user = passwordTokenUser(deps.db, token, deps.clock().getTime())
+  if (!user)
+    throw new AppError(
+      'not_found',
+      'This link is unknown, used or expired; ask an administrator for a new one',
+    )
+  return c.html(
+    <Layout title="Set your password" nonce={c.get('nonce')} session={null} error={error}>
+      <h1>Set the password of {user.email}</h1>
+      <form class="stack" method="post" action={`/console/set-password/${token}`}>
+        <input type="hidden" name="_csrf" value={formToken(c, deps)} />
+        <input type="hidden" name="email" autocomplete="username" value={user.email} />
+        <label for="password">
+          New password <span class="hint">(at least 12 characters)</span>
+        </label>
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autocomplete="new-password"
+          minlength={12}
+          required
+        />
+        <label for="password2">Repeat it</label>
+        <input
+          id="password2"
+          name="password2"
+          type="password"
+          autocomplete="new-password"
+          minlength={12}
+          required
+        />
+        <div>
+          <button type="submit">Set password</button>
+        </div>
+      </form>
+    </Layout>,
+  )
 }

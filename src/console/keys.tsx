@@ -28,6 +28,88 @@ export function keyState(k: KeyInfo, now: number): { label: string; tone: string
   return { label: 'active', tone: 'ok' }
 }
 
+function KeysTable(props: {
+  keys: KeyInfo[]
+  now: number
+  base: string
+  session: Session
+  graceHours: number
+}) {
+  const { keys, now, base, session, graceHours } = props
+  return keys.length === 0 ? (
+    <p class="muted">No keys yet.</p>
+  ) : (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Prefix</th>
+          <th scope="col">Name</th>
+          <th scope="col">Kind</th>
+          <th scope="col">Created</th>
+          <th scope="col">Last used</th>
+          <th scope="col">State</th>
+          <th scope="col">Actions</th>
+        </tr>
+      </thead>
+      <tbody>
+        {keys
+          .slice()
+          .reverse()
+          .map((k) => {
+            const st = keyState(k, now)
+            const usable = st.label === 'active'
+            return (
+              <tr>
+                <td>
+                  <code>{k.start}…</code>
+                </td>
+                <td>{k.name ?? '—'}</td>
+                <td>{k.mode === 'test' ? 'sandbox' : 'live'}</td>
+                <td>{iso(k.createdAt)}</td>
+                <td>{iso(k.lastUsedAt)}</td>
+                <td>
+                  <span class={`badge ${st.tone}`}>{st.label}</span>
+                </td>
+                <td>
+                  {usable ? (
+                    <>
+                      <form class="inline" method="post" action={`${base}/${k.id}/rotate`}>
+                        <Csrf session={session} />
+                        <label class="visually-hidden" for={`grace-${k.id}`}>
+                          Grace period for key {k.start}
+                        </label>
+                        <select id={`grace-${k.id}`} name="grace_hours">
+                          <option value={String(graceHours)}>old key works {graceHours} h</option>
+                          <option value="1">old key works 1 h</option>
+                          <option value="0">old key stops now</option>
+                        </select>{' '}
+                        <button
+                          type="submit"
+                          class="secondary"
+                          aria-label={`Rotate key ${k.start}`}
+                        >
+                          Rotate
+                        </button>
+                      </form>{' '}
+                    </>
+                  ) : null}
+                  {st.label !== 'revoked' ? (
+                    <form class="inline" method="post" action={`${base}/${k.id}/revoke`}>
+                      <Csrf session={session} />
+                      <button type="submit" class="danger" aria-label={`Revoke key ${k.start}`}>
+                        Revoke
+                      </button>
+                    </form>
+                  ) : null}
+                </td>
+              </tr>
+            )
+          })}
+      </tbody>
+    </table>
+  )
+}
+
 function KeysPage(props: {
   deps: Deps
   account: Account
@@ -93,80 +175,7 @@ function KeysPage(props: {
         <button type="submit">Create key</button>
       </form>
       <h2>Keys</h2>
-      {keys.length === 0 ? (
-        <p class="muted">No keys yet.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Prefix</th>
-              <th scope="col">Name</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">State</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys
-              .slice()
-              .reverse()
-              .map((k) => {
-                const st = keyState(k, now)
-                const usable = st.label === 'active'
-                return (
-                  <tr>
-                    <td>
-                      <code>{k.start}…</code>
-                    </td>
-                    <td>{k.name ?? '—'}</td>
-                    <td>{k.mode === 'test' ? 'sandbox' : 'live'}</td>
-                    <td>{iso(k.createdAt)}</td>
-                    <td>{iso(k.lastUsedAt)}</td>
-                    <td>
-                      <span class={`badge ${st.tone}`}>{st.label}</span>
-                    </td>
-                    <td>
-                      {usable ? (
-                        <>
-                          <form class="inline" method="post" action={`${base}/${k.id}/rotate`}>
-                            <Csrf session={session} />
-                            <label class="visually-hidden" for={`grace-${k.id}`}>
-                              Grace period for key {k.start}
-                            </label>
-                            <select id={`grace-${k.id}`} name="grace_hours">
-                              <option value={String(graceHours)}>
-                                old key works {graceHours} h
-                              </option>
-                              <option value="1">old key works 1 h</option>
-                              <option value="0">old key stops now</option>
-                            </select>{' '}
-                            <button
-                              type="submit"
-                              class="secondary"
-                              aria-label={`Rotate key ${k.start}`}
-                            >
-                              Rotate
-                            </button>
-                          </form>{' '}
-                        </>
-                      ) : null}
-                      {st.label !== 'revoked' ? (
-                        <form class="inline" method="post" action={`${base}/${k.id}/revoke`}>
-                          <Csrf session={session} />
-                          <button type="submit" class="danger" aria-label={`Revoke key ${k.start}`}>
-                            Revoke
-                          </button>
-                        </form>
-                      ) : null}
-                    </td>
-                  </tr>
-                )
-              })}
-          </tbody>
-        </table>
-      )}
+      <KeysTable keys={keys} now={now} base={base} session={session} graceHours={graceHours} />
     </Layout>
   )
 }

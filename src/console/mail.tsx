@@ -26,6 +26,51 @@ const KIND_TEXT: Record<RecipientKind, string> = {
   verdicts: "Checks whose verdict a watched company's change would flip",
 }
 
+function RecipientsTable(props: {
+  recipients: ReturnType<typeof listRecipients>
+  base: string
+  session: Session
+}) {
+  const { recipients, base, session } = props
+  return recipients.length === 0 ? (
+    <p class="muted">Nobody receives e-mail for this account.</p>
+  ) : (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Address</th>
+          <th scope="col">Receives</th>
+          <th scope="col">Since</th>
+          <th scope="col">Actions</th>
+        </tr>
+      </thead>
+      <tbody>
+        {recipients.map((r) => (
+          <tr>
+            <td>{r.email}</td>
+            <td>{KIND_TEXT[r.kind]}</td>
+            <td>{iso(r.createdAt)}</td>
+            <td>
+              <form class="inline" method="post" action={`${base}/remove`}>
+                <Csrf session={session} />
+                <input type="hidden" name="email" value={r.email} />
+                <input type="hidden" name="kind" value={r.kind} />
+                <button
+                  type="submit"
+                  class="danger"
+                  aria-label={`Stop ${r.kind} e-mails to ${r.email}`}
+                >
+                  Remove
+                </button>
+              </form>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
 function MailPage(props: {
   deps: Deps
   account: Account
@@ -74,43 +119,7 @@ function MailPage(props: {
         </div>
       </form>
       <h2>Recipients</h2>
-      {recipients.length === 0 ? (
-        <p class="muted">Nobody receives e-mail for this account.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Address</th>
-              <th scope="col">Receives</th>
-              <th scope="col">Since</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {recipients.map((r) => (
-              <tr>
-                <td>{r.email}</td>
-                <td>{KIND_TEXT[r.kind]}</td>
-                <td>{iso(r.createdAt)}</td>
-                <td>
-                  <form class="inline" method="post" action={`${base}/remove`}>
-                    <Csrf session={session} />
-                    <input type="hidden" name="email" value={r.email} />
-                    <input type="hidden" name="kind" value={r.kind} />
-                    <button
-                      type="submit"
-                      class="danger"
-                      aria-label={`Stop ${r.kind} e-mails to ${r.email}`}
-                    >
-                      Remove
-                    </button>
-                  </form>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <RecipientsTable recipients={recipients} base={base} session={session} />
       <h2>Recent messages</h2>
       {messages.length === 0 ? (
         <p class="muted">No messages yet.</p>

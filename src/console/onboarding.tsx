@@ -127,201 +127,211 @@ function Results(props: { accountId: number; rows: OnboardingRow[] }) {
   )
 }
 
+const page = (c: Ctx, title: string, accountId: number, body: Child) =>
+  c.html(
+    <Layout
+      title={title}
+      nonce={c.get('nonce')}
+      session={sessionOf(c)}
+      flash={c.get('flash')}
+      nav={accountNav(accountId)}
+      current={`/console/accounts/${accountId}/onboarding`}
+    >
+      {body}
+    </Layout>,
+  )
+
 export function onboardingRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
-  const page = (c: Ctx, title: string, accountId: number, body: Child) =>
-    c.html(
-      <Layout
-        title={title}
-        nonce={c.get('nonce')}
-        session={sessionOf(c)}
-        flash={c.get('flash')}
-        nav={accountNav(accountId)}
-        current={`/console/accounts/${accountId}/onboarding`}
-      >
-        {body}
-      </Layout>,
-    )
+  app.get('/accounts/:id/onboarding', (c) => onboardingsPage(c, deps))
+  app.post('/accounts/:id/onboarding', (c) => uploadForm(c, deps))
+  app.post('/accounts/:id/onboarding/:oid/start', (c) => startForm(c, deps, c.req.param('oid')))
+  app.get('/accounts/:id/onboarding/:oid/progress.json', (c) =>
+    progressJson(c, deps, c.req.param('oid')),
+  )
+  app.get('/accounts/:id/onboarding/:oid/results.csv', (c) =>
+    resultsCsvDownload(c, deps, c.req.param('oid')),
+  )
+  app.get('/accounts/:id/onboarding/:oid', (c) => onboardingPage(c, deps, c.req.param('oid')))
+}
 
-  app.get('/accounts/:id/onboarding', (c) => {
-    const account = accountOf(c, deps)
-    const base = `/console/accounts/${account.id}/onboarding`
-    const past = listOnboardings(deps, account.id)
-    return page(
-      c,
-      `Onboarding · ${account.name}`,
-      account.id,
-      <>
-        <h1>Onboard carriers from a spreadsheet</h1>
-        <p class="muted">
-          A CSV or XLSX with one company a row: a column <code>dot</code> (USDOT number) or{' '}
-          <code>mc</code> (MC/FF/MX docket), and optionally <code>reference</code>. Without a
-          header, column A is the number and column B the reference. Up to {num(MAX_ROWS)} rows,{' '}
-          {num(MAX_FILE_BYTES / 1024 / 1024)} MB; formulas and macros are refused. Each company
-          found is checked against your policy and billed as one call, like{' '}
-          <code>POST /v1/checks</code>.
-        </p>
-        <form method="post" action={base} enctype="multipart/form-data" class="row">
-          <Csrf session={sessionOf(c)} />
-          <div>
-            <label for="onb-file">Spreadsheet (CSV or XLSX)</label>
-            <br />
-            <input id="onb-file" name="file" type="file" accept=".csv,.xlsx,text/csv" required />
-          </div>
-          <button type="submit">Upload and preview</button>
-        </form>
-        {past.length ? (
-          <section aria-labelledby="past-h">
-            <h2 id="past-h">Recent onboardings</h2>
-            <table>
-              <thead>
+function onboardingsPage(c: Ctx, deps: Deps) {
+  const account = accountOf(c, deps)
+  const base = `/console/accounts/${account.id}/onboarding`
+  const past = listOnboardings(deps, account.id)
+  return page(
+    c,
+    `Onboarding · ${account.name}`,
+    account.id,
+    <>
+      <h1>Onboard carriers from a spreadsheet</h1>
+      <p class="muted">
+        A CSV or XLSX with one company a row: a column <code>dot</code> (USDOT number) or{' '}
+        <code>mc</code> (MC/FF/MX docket), and optionally <code>reference</code>. Without a header,
+        column A is the number and column B the reference. Up to {num(MAX_ROWS)} rows,{' '}
+        {num(MAX_FILE_BYTES / 1024 / 1024)} MB; formulas and macros are refused. Each company found
+        is checked against your policy and billed as one call, like <code>POST /v1/checks</code>.
+      </p>
+      <form method="post" action={base} enctype="multipart/form-data" class="row">
+        <Csrf session={sessionOf(c)} />
+        <div>
+          <label for="onb-file">Spreadsheet (CSV or XLSX)</label>
+          <br />
+          <input id="onb-file" name="file" type="file" accept=".csv,.xlsx,text/csv" required />
+        </div>
+        <button type="submit">Upload and preview</button>
+      </form>
+      {past.length ? (
+        <section aria-labelledby="past-h">
+          <h2 id="past-h">Recent onboardings</h2>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Created (UTC)</th>
+                <th scope="col">File</th>
+                <th scope="col">Rows</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {past.map((o) => (
                 <tr>
-                  <th scope="col">Created (UTC)</th>
-                  <th scope="col">File</th>
-                  <th scope="col">Rows</th>
-                  <th scope="col">Status</th>
+                  <td>{o.created_at.replace('T', ' ').slice(0, 19)}</td>
+                  <td>
+                    <a href={`${base}/${o.id}`}>{o.file_name ?? o.id}</a>
+                  </td>
+                  <td>{num(o.rows)}</td>
+                  <td>{o.status}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {past.map((o) => (
-                  <tr>
-                    <td>{o.created_at.replace('T', ' ').slice(0, 19)}</td>
-                    <td>
-                      <a href={`${base}/${o.id}`}>{o.file_name ?? o.id}</a>
-                    </td>
-                    <td>{num(o.rows)}</td>
-                    <td>{o.status}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </section>
-        ) : null}
-      </>,
-    )
-  })
+              ))}
+            </tbody>
+          </table>
+        </section>
+      ) : null}
+    </>,
+  )
+}
 
-  app.post('/accounts/:id/onboarding', async (c) => {
-    const account = accountOf(c, deps)
-    const body = await c.req.parseBody()
-    const file = body.file
-    if (!(file instanceof File) || file.size === 0)
-      throw new AppError('invalid_request', 'Choose a CSV or XLSX file to upload')
-    const list = await parseFile(file.name, new Uint8Array(await file.arrayBuffer()))
-    const o = createOnboarding(deps, starter(c, account.id), list, {
-      fileName: file.name.slice(0, 200),
-      start: false,
-    })
-    audit(c, deps, 'onboarding.upload', {
-      accountId: account.id,
-      target: o.id,
-      detail: { file: o.file_name, rows: o.rows, rejected: o.rejected.length },
-    })
-    return c.redirect(`/console/accounts/${account.id}/onboarding/${o.id}`, 303)
+async function uploadForm(c: Ctx, deps: Deps) {
+  const account = accountOf(c, deps)
+  const body = await c.req.parseBody()
+  const file = body.file
+  if (!(file instanceof File) || file.size === 0)
+    throw new AppError('invalid_request', 'Choose a CSV or XLSX file to upload')
+  const list = await parseFile(file.name, new Uint8Array(await file.arrayBuffer()))
+  const o = createOnboarding(deps, starter(c, account.id), list, {
+    fileName: file.name.slice(0, 200),
+    start: false,
   })
-
-  app.post('/accounts/:id/onboarding/:oid/start', (c) => {
-    const account = accountOf(c, deps)
-    const o = startOnboarding(deps, account.id, c.req.param('oid'))
-    audit(c, deps, 'onboarding.start', { accountId: account.id, target: o.id })
-    return c.redirect(`/console/accounts/${account.id}/onboarding/${o.id}`, 303)
+  audit(c, deps, 'onboarding.upload', {
+    accountId: account.id,
+    target: o.id,
+    detail: { file: o.file_name, rows: o.rows, rejected: o.rejected.length },
   })
+  return c.redirect(`/console/accounts/${account.id}/onboarding/${o.id}`, 303)
+}
 
-  app.get('/accounts/:id/onboarding/:oid/progress.json', (c) => {
-    const account = accountOf(c, deps)
-    return c.json(getOnboarding(deps, account.id, c.req.param('oid')))
+function startForm(c: Ctx, deps: Deps, oid: string) {
+  const account = accountOf(c, deps)
+  const o = startOnboarding(deps, account.id, oid)
+  audit(c, deps, 'onboarding.start', { accountId: account.id, target: o.id })
+  return c.redirect(`/console/accounts/${account.id}/onboarding/${o.id}`, 303)
+}
+
+function progressJson(c: Ctx, deps: Deps, oid: string) {
+  const account = accountOf(c, deps)
+  return c.json(getOnboarding(deps, account.id, oid))
+}
+
+function resultsCsvDownload(c: Ctx, deps: Deps, oid: string) {
+  const account = accountOf(c, deps)
+  const id = oid
+  const csv = resultsCsv(deps, account.id, id)
+  return c.body(csv, 200, {
+    'content-type': 'text/csv; charset=utf-8',
+    'content-disposition': `attachment; filename="onboarding-${id}.csv"`,
   })
+}
 
-  app.get('/accounts/:id/onboarding/:oid/results.csv', (c) => {
-    const account = accountOf(c, deps)
-    const id = c.req.param('oid')
-    const csv = resultsCsv(deps, account.id, id)
-    return c.body(csv, 200, {
-      'content-type': 'text/csv; charset=utf-8',
-      'content-disposition': `attachment; filename="onboarding-${id}.csv"`,
-    })
-  })
-
-  app.get('/accounts/:id/onboarding/:oid', (c) => {
-    const account = accountOf(c, deps)
-    const o = getOnboarding(deps, account.id, c.req.param('oid'))
-    const base = `/console/accounts/${account.id}/onboarding/${o.id}`
-    const p = o.progress
-    const title = o.file_name ?? o.id
-    if (o.status === 'draft') {
-      const rows = onboardingRows(deps, account.id, o.id)
-      return page(
-        c,
-        `Preview · ${title}`,
-        account.id,
-        <>
-          <h1>Preview of {title}</h1>
-          <p>
-            <strong>{num(o.rows)}</strong> compan{o.rows === 1 ? 'y' : 'ies'} can be checked
-            {o.rows > 0 ? ` (at most ${num(o.rows)} billed calls: one per company found)` : ''}.
-          </p>
-          <Rejected o={o} />
-          {o.rows > 0 ? (
-            <form method="post" action={`${base}/start`}>
-              <Csrf session={sessionOf(c)} />
-              <button type="submit">Start onboarding</button>
-            </form>
-          ) : (
-            <p>Nothing to check: correct the file and upload it again.</p>
-          )}
-          <h2>First rows</h2>
-          <Results accountId={account.id} rows={rows.slice(0, 20)} />
-        </>,
-      )
-    }
-    if (o.status === 'queued' || o.status === 'running')
-      return page(
-        c,
-        `Onboarding · ${title}`,
-        account.id,
-        <>
-          <h1>Onboarding {title}</h1>
-          <section id="progress" data-src={`${base}/progress.json`} aria-live="polite">
-            <p>
-              Status <strong data-f="status">{o.status}</strong>:{' '}
-              <span data-f="processed">{num(p.processed)}</span> of {num(p.total)} checked
-            </p>
-            <progress max={p.total} value={p.processed} aria-label="Onboarding progress" />
-            <p class="muted">
-              pass <span data-f="pass">{p.pass}</span> · review{' '}
-              <span data-f="review">{p.review}</span> · fail <span data-f="fail">{p.fail}</span> ·
-              not found <span data-f="not_found">{p.not_found}</span>
-            </p>
-          </section>
-          <script nonce={c.get('nonce')} dangerouslySetInnerHTML={{ __html: PROGRESS_SCRIPT }} />
-        </>,
-      )
+function onboardingPage(c: Ctx, deps: Deps, oid: string) {
+  const account = accountOf(c, deps)
+  const o = getOnboarding(deps, account.id, oid)
+  const base = `/console/accounts/${account.id}/onboarding/${o.id}`
+  const p = o.progress
+  const title = o.file_name ?? o.id
+  if (o.status === 'draft') {
     const rows = onboardingRows(deps, account.id, o.id)
     return page(
       c,
-      `Results · ${title}`,
+      `Preview · ${title}`,
       account.id,
       <>
-        <h1>Results of {title}</h1>
-        {o.error ? (
-          <p class="flash error" role="alert">
-            {o.error}
-          </p>
-        ) : null}
+        <h1>Preview of {title}</h1>
         <p>
-          {num(p.processed)} of {num(p.total)} processed:{' '}
-          <span class="badge ok">pass {num(p.pass)}</span>{' '}
-          <span class="badge warn">review {num(p.review)}</span>{' '}
-          <span class="badge bad">fail {num(p.fail)}</span> · not found {num(p.not_found)} · errors{' '}
-          {num(p.errors)} · rejected {num(o.rejected.length)}
+          <strong>{num(o.rows)}</strong> compan{o.rows === 1 ? 'y' : 'ies'} can be checked
+          {o.rows > 0 ? ` (at most ${num(o.rows)} billed calls: one per company found)` : ''}.
         </p>
-        <p>
-          <a href={`${base}/results.csv`} download>
-            Download results (CSV)
-          </a>
-        </p>
-        <Results accountId={account.id} rows={rows} />
         <Rejected o={o} />
+        {o.rows > 0 ? (
+          <form method="post" action={`${base}/start`}>
+            <Csrf session={sessionOf(c)} />
+            <button type="submit">Start onboarding</button>
+          </form>
+        ) : (
+          <p>Nothing to check: correct the file and upload it again.</p>
+        )}
+        <h2>First rows</h2>
+        <Results accountId={account.id} rows={rows.slice(0, 20)} />
       </>,
     )
-  })
+  }
+  if (o.status === 'queued' || o.status === 'running')
+    return page(
+      c,
+      `Onboarding · ${title}`,
+      account.id,
+      <>
+        <h1>Onboarding {title}</h1>
+        <section id="progress" data-src={`${base}/progress.json`} aria-live="polite">
+          <p>
+            Status <strong data-f="status">{o.status}</strong>:{' '}
+            <span data-f="processed">{num(p.processed)}</span> of {num(p.total)} checked
+          </p>
+          <progress max={p.total} value={p.processed} aria-label="Onboarding progress" />
+          <p class="muted">
+            pass <span data-f="pass">{p.pass}</span> · review{' '}
+            <span data-f="review">{p.review}</span> · fail <span data-f="fail">{p.fail}</span> · not
+            found <span data-f="not_found">{p.not_found}</span>
+          </p>
+        </section>
+        <script nonce={c.get('nonce')} dangerouslySetInnerHTML={{ __html: PROGRESS_SCRIPT }} />
+      </>,
+    )
+  const rows = onboardingRows(deps, account.id, o.id)
+  return page(
+    c,
+    `Results · ${title}`,
+    account.id,
+    <>
+      <h1>Results of {title}</h1>
+      {o.error ? (
+        <p class="flash error" role="alert">
+          {o.error}
+        </p>
+      ) : null}
+      <p>
+        {num(p.processed)} of {num(p.total)} processed:{' '}
+        <span class="badge ok">pass {num(p.pass)}</span>{' '}
+        <span class="badge warn">review {num(p.review)}</span>{' '}
+        <span class="badge bad">fail {num(p.fail)}</span> · not found {num(p.not_found)} · errors{' '}
+        {num(p.errors)} · rejected {num(o.rejected.length)}
+      </p>
+      <p>
+        <a href={`${base}/results.csv`} download>
+          Download results (CSV)
+        </a>
+      </p>
+      <Results accountId={account.id} rows={rows} />
+      <Rejected o={o} />
+    </>,
+  )
 }

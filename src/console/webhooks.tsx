@@ -27,6 +27,98 @@ import { Csrf, iso, Layout } from './layout.tsx'
 
 const paid = (a: Account) => (a.subscription ? PLANS[a.subscription.plan].webhooks : false)
 
+function EndpointsTable(props: { endpoints: Endpoint[]; base: string; session: Session }) {
+  const { endpoints, base, session } = props
+  return endpoints.length === 0 ? (
+    <p class="muted">No endpoints.</p>
+  ) : (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">URL</th>
+          <th scope="col">Events</th>
+          <th scope="col">State</th>
+          <th scope="col" class="num">
+            Failures in a row
+          </th>
+          <th scope="col">Actions</th>
+        </tr>
+      </thead>
+      <tbody>
+        {endpoints.map((e: Endpoint) => (
+          <tr>
+            <td>
+              <code>{e.url}</code>
+            </td>
+            <td>{e.events ? e.events.join(', ') : 'all'}</td>
+            <td>
+              <span class={`badge ${e.status === 'enabled' ? 'ok' : 'bad'}`}>{e.status}</span>
+              {e.disabledReason ? ` ${e.disabledReason}` : ''}
+            </td>
+            <td class="num">{e.consecutiveFailures}</td>
+            <td>
+              <form class="inline" method="post" action={`${base}/${e.id}/test`}>
+                <Csrf session={session} />
+                <button type="submit" class="secondary">
+                  Send test
+                </button>
+              </form>{' '}
+              <form class="inline" method="post" action={`${base}/${e.id}/remove`}>
+                <Csrf session={session} />
+                <button type="submit" class="danger">
+                  Remove
+                </button>
+              </form>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
+function DeliveriesTable(props: { deliveries: ReturnType<typeof listDeliveries> }) {
+  const { deliveries } = props
+  return deliveries.length === 0 ? (
+    <p class="muted">No deliveries yet.</p>
+  ) : (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Created</th>
+          <th scope="col">Event</th>
+          <th scope="col">Endpoint</th>
+          <th scope="col">State</th>
+          <th scope="col" class="num">
+            Attempts
+          </th>
+          <th scope="col">Last answer</th>
+          <th scope="col">Next attempt</th>
+        </tr>
+      </thead>
+      <tbody>
+        {deliveries.map((d) => (
+          <tr>
+            <td>{iso(d.createdAt)}</td>
+            <td>{d.eventType}</td>
+            <td>{d.endpointId}</td>
+            <td>
+              <span
+                class={`badge ${d.status === 'succeeded' ? 'ok' : d.status === 'pending' || d.status === 'delivering' ? 'warn' : 'bad'}`}
+              >
+                {d.status}
+              </span>
+            </td>
+            <td class="num">{d.attempts}</td>
+            <td>{d.lastStatusCode ?? d.lastError ?? '—'}</td>
+            <td>{iso(d.nextAttemptAt)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  )
+}
+
 function WebhooksPage(props: {
   deps: Deps
   account: Account
@@ -83,91 +175,9 @@ function WebhooksPage(props: {
         <button type="submit">Add endpoint</button>
       </form>
       <h2>Endpoints</h2>
-      {endpoints.length === 0 ? (
-        <p class="muted">No endpoints.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">URL</th>
-              <th scope="col">Events</th>
-              <th scope="col">State</th>
-              <th scope="col" class="num">
-                Failures in a row
-              </th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {endpoints.map((e: Endpoint) => (
-              <tr>
-                <td>
-                  <code>{e.url}</code>
-                </td>
-                <td>{e.events ? e.events.join(', ') : 'all'}</td>
-                <td>
-                  <span class={`badge ${e.status === 'enabled' ? 'ok' : 'bad'}`}>{e.status}</span>
-                  {e.disabledReason ? ` ${e.disabledReason}` : ''}
-                </td>
-                <td class="num">{e.consecutiveFailures}</td>
-                <td>
-                  <form class="inline" method="post" action={`${base}/${e.id}/test`}>
-                    <Csrf session={session} />
-                    <button type="submit" class="secondary">
-                      Send test
-                    </button>
-                  </form>{' '}
-                  <form class="inline" method="post" action={`${base}/${e.id}/remove`}>
-                    <Csrf session={session} />
-                    <button type="submit" class="danger">
-                      Remove
-                    </button>
-                  </form>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <EndpointsTable endpoints={endpoints} base={base} session={session} />
       <h2>Recent deliveries</h2>
-      {deliveries.length === 0 ? (
-        <p class="muted">No deliveries yet.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Created</th>
-              <th scope="col">Event</th>
-              <th scope="col">Endpoint</th>
-              <th scope="col">State</th>
-              <th scope="col" class="num">
-                Attempts
-              </th>
-              <th scope="col">Last answer</th>
-              <th scope="col">Next attempt</th>
-            </tr>
-          </thead>
-          <tbody>
-            {deliveries.map((d) => (
-              <tr>
-                <td>{iso(d.createdAt)}</td>
-                <td>{d.eventType}</td>
-                <td>{d.endpointId}</td>
-                <td>
-                  <span
-                    class={`badge ${d.status === 'succeeded' ? 'ok' : d.status === 'pending' || d.status === 'delivering' ? 'warn' : 'bad'}`}
-                  >
-                    {d.status}
-                  </span>
-                </td>
-                <td class="num">{d.attempts}</td>
-                <td>{d.lastStatusCode ?? d.lastError ?? '—'}</td>
-                <td>{iso(d.nextAttemptAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DeliveriesTable deliveries={deliveries} />
     </Layout>
   )
 }
@@ -272,68 +282,23 @@ function endpointOf(c: Ctx, deps: Deps, account: Account): Endpoint {
   return e
 }
 
-export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
-  const page = (c: Ctx, secret: string | null = null) =>
-    c.html(
-      <WebhooksPage
-        deps={deps}
-        account={accountOf(c, deps)}
-        session={sessionOf(c)}
-        nonce={c.get('nonce')}
-        flash={c.get('flash')}
-        secret={secret}
-      />,
-    )
-  app.get('/accounts/:id/webhooks', (c) => page(c))
-  app.post('/accounts/:id/webhooks', async (c) => {
-    const account = accountOf(c, deps)
-    const { endpoint, secret } = await addEndpoint(
-      deps,
-      { accountId: account.id, url: await field(c, 'url') },
-      deps.clock().getTime(),
-    )
-    audit(c, deps, 'webhook.add', {
-      accountId: account.id,
-      target: `endpoint:${endpoint.id}`,
-      detail: { url: endpoint.url },
-    })
-    return page(c, secret)
-  })
-  app.post('/accounts/:id/webhooks/:wid/test', async (c) => {
-    const account = accountOf(c, deps)
-    const e = endpointOf(c, deps, account)
-    const outcome = await sendTestEvent(
-      deps,
-      e.id,
-      AbortSignal.timeout(deps.config.webhooks.timeoutMs + 1000),
-    )
-    audit(c, deps, 'webhook.test', {
-      accountId: account.id,
-      target: `endpoint:${e.id}`,
-      detail: { status: outcome.status, http_status: outcome.statusCode },
-    })
-    setFlash(
-      deps.db,
-      sessionOf(c).id,
-      outcome.status === 'succeeded'
-        ? `Test event delivered to ${e.url} (HTTP ${outcome.statusCode ?? '?'}).`
-        : `!Test event to ${e.url} failed: ${outcome.error ?? `HTTP ${outcome.statusCode ?? '?'}`}`,
-    )
-    return c.redirect(`/console/accounts/${account.id}/webhooks`, 303)
-  })
-  app.post('/accounts/:id/webhooks/:wid/remove', (c) => {
-    const account = accountOf(c, deps)
-    const e = endpointOf(c, deps, account)
-    removeEndpoint(deps.db, e.id, deps.clock().getTime())
-    audit(c, deps, 'webhook.remove', {
-      accountId: account.id,
-      target: `endpoint:${e.id}`,
-      detail: { url: e.url },
-    })
-    setFlash(deps.db, sessionOf(c).id, `Endpoint ${e.url} removed.`)
-    return c.redirect(`/console/accounts/${account.id}/webhooks`, 303)
-  })
+const page = (c: Ctx, deps: Deps, secret: string | null = null) =>
+  c.html(
+    <WebhooksPage
+      deps={deps}
+      account={accountOf(c, deps)}
+      session={sessionOf(c)}
+      nonce={c.get('nonce')}
+      flash={c.get('flash')}
+      secret={secret}
+    />,
+  )
 
+export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
+  app.get('/accounts/:id/webhooks', (c) => page(c, deps))
+  app.post('/accounts/:id/webhooks', (c) => addEndpointForm(c, deps))
+  app.post('/accounts/:id/webhooks/:wid/test', (c) => testEndpointForm(c, deps))
+  app.post('/accounts/:id/webhooks/:wid/remove', (c) => removeEndpointForm(c, deps))
   app.get('/accounts/:id/watchlist', (c) =>
     c.html(
       <WatchlistPage
@@ -345,56 +310,109 @@ export function webhookRoutes(app: Hono<ConsoleEnv>, deps: Deps) {
       />,
     ),
   )
-  app.post('/accounts/:id/watchlist', async (c) => {
-    const account = accountOf(c, deps)
-    const text = (await field(c, 'dots')).replace(/,/g, '\n')
-    const { dots, invalid } = parseDotList(text)
-    if (invalid.length) {
-      // the good lines are added; the bad ones stay in the box, named, to fix and send again
-      const lines = text.split(/\r?\n/)
-      const r = dots.length
-        ? addToWatchlist(deps.db, account.id, dots, deps.clock().getTime())
-        : null
-      if (r)
-        audit(c, deps, 'watchlist.add', {
-          accountId: account.id,
-          detail: { dots: dots.slice(0, 100), added: r.added },
-        })
-      const named = invalid
-        .slice(0, 5)
-        .map((i) => `line ${i.line} "${i.value}" (${i.reason})`)
-        .join(', ')
-      const more = invalid.length > 5 ? ` and ${invalid.length - 5} more` : ''
-      return c.html(
-        <WatchlistPage
-          deps={deps}
-          account={account}
-          session={sessionOf(c)}
-          nonce={c.get('nonce')}
-          flash={r ? `${r.added} added, ${r.alreadyWatched} already watched.` : null}
-          error={`Not a USDOT number, not added: ${named}${more}. Fix ${invalid.length === 1 ? 'it' : 'them'} below and add again.`}
-          kept={invalid.map((i) => lines[i.line - 1] ?? i.value).join('\n')}
-        />,
-        r ? 200 : 400,
-      )
-    }
-    if (dots.length === 0) throw new AppError('invalid_request', 'Give at least one USDOT number')
-    const r = addToWatchlist(deps.db, account.id, dots, deps.clock().getTime())
-    audit(c, deps, 'watchlist.add', {
-      accountId: account.id,
-      detail: { dots: dots.slice(0, 100), added: r.added },
-    })
-    setFlash(deps.db, sessionOf(c).id, `${r.added} added, ${r.alreadyWatched} already watched.`)
-    return c.redirect(`/console/accounts/${account.id}/watchlist`, 303)
+  app.post('/accounts/:id/watchlist', (c) => addWatchForm(c, deps))
+  app.post('/accounts/:id/watchlist/remove', (c) => removeWatchForm(c, deps))
+}
+
+async function addEndpointForm(c: Ctx, deps: Deps) {
+  const account = accountOf(c, deps)
+  const { endpoint, secret } = await addEndpoint(
+    deps,
+    { accountId: account.id, url: await field(c, 'url') },
+    deps.clock().getTime(),
+  )
+  audit(c, deps, 'webhook.add', {
+    accountId: account.id,
+    target: `endpoint:${endpoint.id}`,
+    detail: { url: endpoint.url },
   })
-  app.post('/accounts/:id/watchlist/remove', async (c) => {
-    const account = accountOf(c, deps)
-    const dot = Number(await field(c, 'dot'))
-    if (!Number.isSafeInteger(dot) || dot <= 0)
-      throw new AppError('invalid_request', 'Not a USDOT number')
-    removeFromWatchlist(deps.db, account.id, [dot])
-    audit(c, deps, 'watchlist.remove', { accountId: account.id, target: `dot:${dot}` })
-    setFlash(deps.db, sessionOf(c).id, `${dot} is no longer watched.`)
-    return c.redirect(`/console/accounts/${account.id}/watchlist`, 303)
+  return page(c, deps, secret)
+}
+
+async function testEndpointForm(c: Ctx, deps: Deps) {
+  const account = accountOf(c, deps)
+  const e = endpointOf(c, deps, account)
+  const outcome = await sendTestEvent(
+    deps,
+    e.id,
+    AbortSignal.timeout(deps.config.webhooks.timeoutMs + 1000),
+  )
+  audit(c, deps, 'webhook.test', {
+    accountId: account.id,
+    target: `endpoint:${e.id}`,
+    detail: { status: outcome.status, http_status: outcome.statusCode },
   })
+  setFlash(
+    deps.db,
+    sessionOf(c).id,
+    outcome.status === 'succeeded'
+      ? `Test event delivered to ${e.url} (HTTP ${outcome.statusCode ?? '?'}).`
+      : `!Test event to ${e.url} failed: ${outcome.error ?? `HTTP ${outcome.statusCode ?? '?'}`}`,
+  )
+  return c.redirect(`/console/accounts/${account.id}/webhooks`, 303)
+}
+
+function removeEndpointForm(c: Ctx, deps: Deps) {
+  const account = accountOf(c, deps)
+  const e = endpointOf(c, deps, account)
+  removeEndpoint(deps.db, e.id, deps.clock().getTime())
+  audit(c, deps, 'webhook.remove', {
+    accountId: account.id,
+    target: `endpoint:${e.id}`,
+    detail: { url: e.url },
+  })
+  setFlash(deps.db, sessionOf(c).id, `Endpoint ${e.url} removed.`)
+  return c.redirect(`/console/accounts/${account.id}/webhooks`, 303)
+}
+
+async function addWatchForm(c: Ctx, deps: Deps) {
+  const account = accountOf(c, deps)
+  const text = (await field(c, 'dots')).replace(/,/g, '\n')
+  const { dots, invalid } = parseDotList(text)
+  if (invalid.length) {
+    // the good lines are added; the bad ones stay in the box, named, to fix and send again
+    const lines = text.split(/\r?\n/)
+    const r = dots.length ? addToWatchlist(deps.db, account.id, dots, deps.clock().getTime()) : null
+    if (r)
+      audit(c, deps, 'watchlist.add', {
+        accountId: account.id,
+        detail: { dots: dots.slice(0, 100), added: r.added },
+      })
+    const named = invalid
+      .slice(0, 5)
+      .map((i) => `line ${i.line} "${i.value}" (${i.reason})`)
+      .join(', ')
+    const more = invalid.length > 5 ? ` and ${invalid.length - 5} more` : ''
+    return c.html(
+      <WatchlistPage
+        deps={deps}
+        account={account}
+        session={sessionOf(c)}
+        nonce={c.get('nonce')}
+        flash={r ? `${r.added} added, ${r.alreadyWatched} already watched.` : null}
+        error={`Not a USDOT number, not added: ${named}${more}. Fix ${invalid.length === 1 ? 'it' : 'them'} below and add again.`}
+        kept={invalid.map((i) => lines[i.line - 1] ?? i.value).join('\n')}
+      />,
+      r ? 200 : 400,
+    )
+  }
+  if (dots.length === 0) throw new AppError('invalid_request', 'Give at least one USDOT number')
+  const r = addToWatchlist(deps.db, account.id, dots, deps.clock().getTime())
+  audit(c, deps, 'watchlist.add', {
+    accountId: account.id,
+    detail: { dots: dots.slice(0, 100), added: r.added },
+  })
+  setFlash(deps.db, sessionOf(c).id, `${r.added} added, ${r.alreadyWatched} already watched.`)
+  return c.redirect(`/console/accounts/${account.id}/watchlist`, 303)
+}
+
+async function removeWatchForm(c: Ctx, deps: Deps) {
+  const account = accountOf(c, deps)
+  const dot = Number(await field(c, 'dot'))
+  if (!Number.isSafeInteger(dot) || dot <= 0)
+    throw new AppError('invalid_request', 'Not a USDOT number')
+  removeFromWatchlist(deps.db, account.id, [dot])
+  audit(c, deps, 'watchlist.remove', { accountId: account.id, target: `dot:${dot}` })
+  setFlash(deps.db, sessionOf(c).id, `${dot} is no longer watched.`)
+  return c.redirect(`/console/accounts/${account.id}/watchlist`, 303)
 }

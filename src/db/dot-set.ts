@@ -5,8 +5,8 @@
  * search instead of a SQLite query. Exact, because a dataset file never changes once built: a
  * new version is a new file and a new connection, hence a new set.
  *
- * Built on the first lookup in a connection (one `SELECT DISTINCT` over the table's index: about
- * 60 ms and 1.3 MB for 316,000 USDOTs), so only for tables whose USDOTs are a small part of the
+ * Built on the first lookup in a connection (one `SELECT DISTINCT` over the table's index: cheap
+ * for a table listing a small part of the census), so only for tables whose USDOTs are a small part of the
  * census; a table that lists most companies spares few queries for its memory.
  */
 import type { Sqlite } from './open.ts'

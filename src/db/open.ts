@@ -5,8 +5,7 @@ export type Sqlite = Database.Database
 
 /**
  * Page cache of each read-only dataset connection (KiB). 8 MiB holds the interior B-tree pages
- * lookups read (about 5 MB in the census, 6 MB in the legacy file at full scale); 16 MiB was no
- * faster for lookups and cost 30 MB of resident memory. The census also serves name search,
+ * lookups read; a larger cache was no faster for lookups and cost resident memory. The census also serves name search,
  * whose index and candidate pages are many more: it keeps 16 MiB.
  */
 export const DATASET_CACHE_KIB = 8_192
@@ -34,7 +33,7 @@ export function openSqlite(
     // Dataset files are immutable and read at random (gigabytes at full scale): the OS page cache
     // keeps their hot pages for every process without counting against this one's memory. Each
     // connection keeps a small page cache (the B-tree interior pages stay hot) and no mmap, whose
-    // touched pages would count in the server's RSS (README "Memory").
+    // touched pages would count in the server's RSS (docs/operations.md, Memory).
     db.pragma(`cache_size = -${cacheKib}`)
     db.pragma('mmap_size = 0')
   }

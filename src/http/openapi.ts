@@ -60,7 +60,7 @@ export interface RouteDoc {
   errors: readonly ErrorCode[]
 }
 
-/** The one error body (STYLE.md §6); extras appear only with the codes that set them. */
+/** The one error body (docs/api.md, Errors); extras appear only with the codes that set them. */
 export const ErrorJson = z
   .object({
     status: z.number().int().meta({ description: 'the HTTP status, repeated' }),

@@ -69,20 +69,8 @@ export function openBuildFile(path: string, cacheKib = BUILD_CACHE_KIB): Sqlite 
   }
 }
 
-/**
- * Builds one dataset into a new SQLite file at `path`. Durability is relaxed (nobody reads the
- * file yet); the file ends in rollback-journal mode so it can be opened read-only. On any error
- * the partial file is removed.
- */
-export async function buildDatasetFile(
-  spec: DatasetSpec,
-  inputs: ReadonlyMap<string, string>,
-  path: string,
-  opts: BuildOptions,
-): Promise<BuildStats> {
-  const db = openBuildFile(path)
-  const stats: BuildStats = { rows: 0, rejects: 0, files: {}, rejectSamples: [], notes: {} }
-  const fileStats = (id: string): FileStats => (stats.files[id] ??= { rows: 0, rejects: 0 })
+/** The phase timers of one build: wall seconds, and the thread's CPU seconds where it has them. */
+function phaseTimers(stats: BuildStats) {
   const phases: Record<string, number> = (stats.phases = {})
   const phase = (name: string, seconds: number) => {
     phases[name] = (phases[name] ?? 0) + seconds
@@ -98,62 +86,93 @@ export async function buildDatasetFile(
       if (c0 !== null && c1 !== null) phase(`${name}.cpu`, c1 - c0)
     }
   }
-  try {
-    // the rows of `source` (or of each of its arrays, `chunked`), inserted as they arrive (at most
-    // GROUP rows held), one transaction per BATCH rows. Rows held until a whole transaction's
-    // worth had arrived (5,000) outlived the building thread's young generation: with 32 parsed
-    // batches in flight (parse-worker.ts), two thirds of what it allocated was promoted, and its
-    // scavenges grew costly.
-    const load = async <T>(
-      fileId: string,
-      source: AsyncIterable<T | readonly T[]>,
-      chunked: boolean,
-      insert: (item: T) => void,
-    ) => {
-      const t0 = performance.now()
-      const c0 = threadCpuSeconds()
-      const begin = db.prepare('BEGIN')
-      const commit = db.prepare('COMMIT')
-      let inTransaction = 0
-      let group: T[] = []
-      const insertGroup = (rows: readonly T[]) => {
-        if (rows.length === 0) return
-        if (inTransaction === 0) begin.run()
-        timed('insert', () => {
-          for (const r of rows) insert(r)
-        })
-        inTransaction += rows.length
-      }
-      /** Commits the open transaction once it holds at least `rows` (≥ 1) rows. */
-      const commitAt = async (rows: number) => {
-        if (inTransaction < rows) return
-        timed('insert', () => commit.run())
-        inTransaction = 0
-        opts.onProgress?.({ dataset: spec.name, file: fileId, rows: fileStats(fileId).rows })
-        opts.signal.throwIfAborted()
-        await yieldToLoop()
-      }
-      try {
-        for await (const x of source) {
-          if (chunked) insertGroup(x as readonly T[])
-          else {
-            group.push(x as T)
-            if (group.length < GROUP) continue
-            insertGroup(group)
-            group = []
-          }
-          await commitAt(BATCH)
-        }
-        insertGroup(group)
-        await commitAt(1)
-      } catch (err) {
-        if (db.inTransaction) db.exec('ROLLBACK')
-        throw err
-      }
-      phase('load', (performance.now() - t0) / 1000)
-      const c1 = threadCpuSeconds()
-      if (c0 !== null && c1 !== null) phase('load.cpu', c1 - c0)
+  return { phase, timed }
+}
+type PhaseTimers = ReturnType<typeof phaseTimers>
+
+/**
+ * The loader of a build: the rows of `source` (or of each of its arrays, `chunked`), inserted as
+ * they arrive (at most GROUP rows held), one transaction per BATCH rows. Rows held until a whole
+ * transaction's worth had arrived outlived the building thread's young generation with many
+ * parsed batches in flight (parse-worker.ts): they were promoted, and its scavenges grew costly.
+ */
+function rowLoader(
+  db: Sqlite,
+  dataset: DatasetSpec['name'],
+  opts: BuildOptions,
+  fileStats: (id: string) => FileStats,
+  timed: PhaseTimers['timed'],
+  phase: PhaseTimers['phase'],
+) {
+  return async <T>(
+    fileId: string,
+    source: AsyncIterable<T | readonly T[]>,
+    chunked: boolean,
+    insert: (item: T) => void,
+  ) => {
+    const t0 = performance.now()
+    const c0 = threadCpuSeconds()
+    const begin = db.prepare('BEGIN')
+    const commit = db.prepare('COMMIT')
+    let inTransaction = 0
+    let group: T[] = []
+    const insertGroup = (rows: readonly T[]) => {
+      if (rows.length === 0) return
+      if (inTransaction === 0) begin.run()
+      timed('insert', () => {
+        for (const r of rows) insert(r)
+      })
+      inTransaction += rows.length
     }
+    /** Commits the open transaction once it holds at least `rows` (≥ 1) rows. */
+    const commitAt = async (rows: number) => {
+      if (inTransaction < rows) return
+      timed('insert', () => commit.run())
+      inTransaction = 0
+      opts.onProgress?.({ dataset, file: fileId, rows: fileStats(fileId).rows })
+      opts.signal.throwIfAborted()
+      await yieldToLoop()
+    }
+    try {
+      for await (const x of source) {
+        if (chunked) insertGroup(x as readonly T[])
+        else {
+          group.push(x as T)
+          if (group.length < GROUP) continue
+          insertGroup(group)
+          group = []
+        }
+        await commitAt(BATCH)
+      }
+      insertGroup(group)
+      await commitAt(1)
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK')
+      throw err
+    }
+    phase('load', (performance.now() - t0) / 1000)
+    const c1 = threadCpuSeconds()
+    if (c0 !== null && c1 !== null) phase('load.cpu', c1 - c0)
+  }
+}
+
+/**
+ * Builds one dataset into a new SQLite file at `path`. Durability is relaxed (nobody reads the
+ * file yet); the file ends in rollback-journal mode so it can be opened read-only. On any error
+ * the partial file is removed.
+ */
+export async function buildDatasetFile(
+  spec: DatasetSpec,
+  inputs: ReadonlyMap<string, string>,
+  path: string,
+  opts: BuildOptions,
+): Promise<BuildStats> {
+  const db = openBuildFile(path)
+  const stats: BuildStats = { rows: 0, rejects: 0, files: {}, rejectSamples: [], notes: {} }
+  const fileStats = (id: string): FileStats => (stats.files[id] ??= { rows: 0, rejects: 0 })
+  const { phase, timed } = phaseTimers(stats)
+  try {
+    const load = rowLoader(db, spec.name, opts, fileStats, timed, phase)
     const ctx: BuildContext = {
       db,
       path,

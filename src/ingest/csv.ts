@@ -65,8 +65,8 @@ export function headerDrift(actual: readonly string[], expected: readonly string
 
 /**
  * Text parsed at a time: 64 KB, about 150 census records. Every record of a chunk stays reachable
- * until the whole chunk is consumed; at 1 MB (2,300 records, 340,000 field strings) they outlived
- * V8's young generation and were promoted, and old-generation collections took most of a core
+ * until the whole chunk is consumed; with chunks of a megabyte they outlived V8's young
+ * generation and were promoted, and old-generation collections took most of a core
  * during a census import.
  */
 const CHUNK_BYTES = 64 << 10

@@ -214,3 +214,27 @@ export function limitsOf(sub: Subscription) {
     hardCap: plan.hardCap,
   }
 }
+
+const WEBHOOK_PLANS = Object.values(PLANS)
+  .filter((p) => p.webhooks)
+  .map((p) => `'${p.name}'`)
+  .join(', ')
+
+/** Not suspended, with a subscription in force on a plan with webhooks. */
+const RECEIVES_WEBHOOKS_SQL = `
+SELECT 1 FROM accounts a
+  JOIN subscriptions s ON s.account_id = a.id AND s.ended_at IS NULL
+WHERE a.id = ? AND a.suspended_at IS NULL
+  AND s.plan IN (${WEBHOOK_PLANS})
+  AND (s.status = 'active' OR (s.status = 'canceled' AND s.period_end > ?))
+LIMIT 1`
+
+/** Whether the account receives webhook deliveries at `now` (webhooks/dispatch.ts). */
+export function receivesWebhooks(db: Sqlite, accountId: number, now: number): boolean {
+  return cached(db, RECEIVES_WEBHOOKS_SQL).get(accountId, now) !== undefined
+}
+
+/** Whether an account with this id exists. */
+export function accountExists(db: Sqlite, accountId: number): boolean {
+  return cached(db, 'SELECT 1 FROM accounts WHERE id = ?').get(accountId) !== undefined
+}

@@ -1,6 +1,5 @@
 import { hash, randomBytes } from 'node:crypto'
-import type { Statement } from 'better-sqlite3'
-import type { Sqlite } from '../db/open.ts'
+import { cached, type Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
 import { getAccount, hasAccess, limitsOf, mustGetAccount, type Account } from './accounts.ts'
 import type { PlanName } from './plans.ts'
@@ -47,10 +46,13 @@ interface Resolved {
   touchedAt: number
 }
 
+const BY_HASH_SQL =
+  'SELECT id, account_id AS accountId, mode, expires_at AS expiresAt, revoked_at AS revokedAt, last_used_at AS lastUsedAt FROM api_keys WHERE hash = ?'
+const TOUCH_SQL =
+  'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)'
+const AUTH_EPOCH_SQL = 'SELECT epoch FROM auth_epoch WHERE id = 1'
+
 interface AuthCache {
-  byHash: Statement
-  touch: Statement
-  epoch: Statement
   /** auth_epoch when `callers` was filled; any key, account or subscription write moves it */
   seen: number
   callers: Map<string, Resolved>
@@ -63,13 +65,6 @@ function authCache(db: Sqlite): AuthCache {
   let s = caches.get(db)
   if (!s) {
     s = {
-      byHash: db.prepare(
-        'SELECT id, account_id AS accountId, mode, expires_at AS expiresAt, revoked_at AS revokedAt, last_used_at AS lastUsedAt FROM api_keys WHERE hash = ?',
-      ),
-      touch: db.prepare(
-        'UPDATE api_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at < ?)',
-      ),
-      epoch: db.prepare('SELECT epoch FROM auth_epoch WHERE id = 1').pluck(),
       seen: -1,
       callers: new Map(),
     }
@@ -84,14 +79,15 @@ function authCache(db: Sqlite): AuthCache {
  */
 function resolve(db: Sqlite, hash: string): Resolved | null {
   const s = authCache(db)
-  const epoch = s.epoch.get() as number
+  const epoch = cached(db, AUTH_EPOCH_SQL).pluck().get() as number
   if (epoch !== s.seen) {
     s.callers.clear()
     s.seen = epoch
   }
   const hit = s.callers.get(hash)
   if (hit) return hit
-  const key = s.byHash.get(hash) as (KeyRow & { lastUsedAt: number | null }) | undefined
+  const key = cached(db, BY_HASH_SQL).get(hash) as
+    (KeyRow & { lastUsedAt: number | null }) | undefined
   if (!key) return null
   const resolved = { key, account: getAccount(db, key.accountId), touchedAt: key.lastUsedAt ?? 0 }
   if (s.callers.size >= MAX_CACHED_KEYS) s.callers.clear()
@@ -117,7 +113,7 @@ export function verifyKey(db: Sqlite, secret: string, now: number): VerifyResult
   if (!sub || !hasAccess(sub, now)) return { ok: false, reason: 'no_subscription', ...who }
   // last-used is kept to the minute: at most one write per key per minute
   if (now - resolved.touchedAt > 60_000) {
-    authCache(db).touch.run(now, key.id, now - 60_000)
+    cached(db, TOUCH_SQL).run(now, key.id, now - 60_000)
     resolved.touchedAt = now
   }
   const limits = limitsOf(sub)

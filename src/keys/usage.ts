@@ -159,8 +159,7 @@ const GATHER_MS = 1
  * server is busy within GATHER_MS, are metered in one IMMEDIATE transaction, each by its own
  * conditional UPSERT in the order they came, so a hard-capped plan still never passes its cap,
  * across processes too. A transaction's fixed cost (BEGIN, COMMIT and its WAL write) is paid
- * once per group instead of once per call: about half of a single call's metering (README
- * "Decisions"). The call resolves once its group is committed; if the commit fails, every call
+ * once per group instead of once per call (README, Decisions). The call resolves once its group is committed; if the commit fails, every call
  * of the group fails with its error and none of them is counted (a lookup then answers 503
  * storage_unavailable, as a lone call's failure does).
  */

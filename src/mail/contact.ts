@@ -89,67 +89,13 @@ export async function createVerification(
   const { db } = deps
   const usage = db
     .transaction((): Usage => {
-      const since = at - HOUR
-      const forCompany = (
-        db
-          .prepare(
-            'SELECT count(*) AS n FROM contact_verifications WHERE dot_number = ? AND created_at > ?',
-          )
-          .get(dot, since) as { n: number }
-      ).n
-      if (forCompany >= PER_COMPANY_PER_HOUR)
-        throw rateLimited(
-          `At most ${PER_COMPANY_PER_HOUR} codes an hour go to one company`,
-          db,
-          'dot_number',
-          dot,
-          since,
-        )
-      const forAccount = (
-        db
-          .prepare(
-            'SELECT count(*) AS n FROM contact_verifications WHERE account_id = ? AND created_at > ?',
-          )
-          .get(caller.accountId, since) as { n: number }
-      ).n
-      if (forAccount >= PER_ACCOUNT_PER_HOUR)
-        throw rateLimited(
-          `An account sends at most ${PER_ACCOUNT_PER_HOUR} codes an hour`,
-          db,
-          'account_id',
-          caller.accountId,
-          since,
-        )
+      refuseOverRate(db, dot, caller.accountId, at)
       const usage = chargeCall(deps, caller, now) // 429 past a capped plan's quota: nothing is sent
       let messageId: number | null = null
       if (live) {
-        const token = newToken()
-        const url = `${deps.config.publicUrl.replace(/\/+$/, '')}${unsubscribePath(token)}`
-        messageId = enqueueMail(
-          db,
-          {
-            accountId: null,
-            recipientId: null,
-            kind: 'contact_code',
-            to: email,
-            composed: compose({
-              subject: `Your verification code: ${code}`,
-              heading: 'Confirm this is your company',
-              blocks: [
-                {
-                  p: `Someone arranging freight with ${record.legal_name} (USDOT ${dot}) asked to confirm they are dealing with you. If you are talking with a broker or shipper now, give them this code:`,
-                },
-                { code },
-                {
-                  p: 'It expires in 15 minutes. If you did not expect this, do not share the code: someone may be trying to book a load in your name.',
-                },
-              ],
-              footer: 'Sent to the e-mail address on your FMCSA registration.',
-              unsubscribeUrl: url,
-            }),
-            unsubscribeToken: token,
-            expiresAt,
-          },
+        messageId = queueCode(
+          deps,
+          { dot, legalName: record.legal_name, email, code, expiresAt },
           at,
         )
       }
@@ -180,6 +126,79 @@ export async function createVerification(
     expires_at: new Date(expiresAt).toISOString(),
     usage,
   }
+}
+
+/** Refuses a code past the per-company or per-account hourly limit (429 with Retry-After). */
+function refuseOverRate(db: Deps['db'], dot: number, accountId: number, at: number): void {
+  const since = at - HOUR
+  const forCompany = (
+    db
+      .prepare(
+        'SELECT count(*) AS n FROM contact_verifications WHERE dot_number = ? AND created_at > ?',
+      )
+      .get(dot, since) as { n: number }
+  ).n
+  if (forCompany >= PER_COMPANY_PER_HOUR)
+    throw rateLimited(
+      `At most ${PER_COMPANY_PER_HOUR} codes an hour go to one company`,
+      db,
+      'dot_number',
+      dot,
+      since,
+    )
+  const forAccount = (
+    db
+      .prepare(
+        'SELECT count(*) AS n FROM contact_verifications WHERE account_id = ? AND created_at > ?',
+      )
+      .get(accountId, since) as { n: number }
+  ).n
+  if (forAccount >= PER_ACCOUNT_PER_HOUR)
+    throw rateLimited(
+      `An account sends at most ${PER_ACCOUNT_PER_HOUR} codes an hour`,
+      db,
+      'account_id',
+      accountId,
+      since,
+    )
+}
+
+/** Queues the e-mail carrying the code to the company's address; returns the message id. */
+function queueCode(
+  deps: Deps,
+  to: { dot: number; legalName: string | null; email: string; code: string; expiresAt: number },
+  at: number,
+): number {
+  const { db } = deps
+  const token = newToken()
+  const url = `${deps.config.publicUrl.replace(/\/+$/, '')}${unsubscribePath(token)}`
+  return enqueueMail(
+    db,
+    {
+      accountId: null,
+      recipientId: null,
+      kind: 'contact_code',
+      to: to.email,
+      composed: compose({
+        subject: `Your verification code: ${to.code}`,
+        heading: 'Confirm this is your company',
+        blocks: [
+          {
+            p: `Someone arranging freight with ${to.legalName} (USDOT ${to.dot}) asked to confirm they are dealing with you. If you are talking with a broker or shipper now, give them this code:`,
+          },
+          { code: to.code },
+          {
+            p: 'It expires in 15 minutes. If you did not expect this, do not share the code: someone may be trying to book a load in your name.',
+          },
+        ],
+        footer: 'Sent to the e-mail address on your FMCSA registration.',
+        unsubscribeUrl: url,
+      }),
+      unsubscribeToken: token,
+      expiresAt: to.expiresAt,
+    },
+    at,
+  )
 }
 
 function rateLimited(

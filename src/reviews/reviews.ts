@@ -6,7 +6,7 @@
  */
 import { z } from 'zod'
 import type { ReviewsJson } from './schema.ts'
-import type { Sqlite } from '../db/open.ts'
+import { cached, type Sqlite } from '../db/open.ts'
 import { includesDot, sortedDots, type SortedDots } from '../db/dot-set.ts'
 import * as N from '../ingest/normalize.ts'
 
@@ -208,75 +208,96 @@ const REVIEW_COLS = `id, dot_number, stars, title, body, review_date, experience
 const EXTERNAL_COLS = `dot_number, source, overall_rating, total_reviews, latest_review_date,
   latest_review_text, updated_at`
 
-function prepare(db: Sqlite) {
+/** The module's statements, each prepared once per connection (db/open.ts `cached`). */
+function stmts(db: Sqlite) {
   return {
     // one probe for the common case (no reviews at all): both counts in one statement
-    summary: db.prepare(
-      `SELECT count(*) AS n, avg(stars) AS avg,
+    get summary() {
+      return cached(
+        db,
+        `SELECT count(*) AS n, avg(stars) AS avg,
          (SELECT count(*) FROM external_reviews WHERE dot_number = @dot) AS ext
        FROM reviews WHERE dot_number = @dot AND verified = 1`,
-    ),
-    epoch: db.prepare('SELECT epoch FROM reviews_epoch WHERE id = 1').pluck(),
-    reviewed: db
-      .prepare(
+      )
+    },
+    get epoch() {
+      return cached(db, 'SELECT epoch FROM reviews_epoch WHERE id = 1').pluck()
+    },
+    get reviewed() {
+      return cached(
+        db,
         `SELECT dot_number FROM reviews WHERE verified = 1
          UNION SELECT dot_number FROM external_reviews ORDER BY dot_number`,
-      )
-      .pluck(),
-    newest: db.prepare(
-      `SELECT stars, title, body, review_date, experience_type, author FROM reviews
+      ).pluck()
+    },
+    get newest() {
+      return cached(
+        db,
+        `SELECT stars, title, body, review_date, experience_type, author FROM reviews
        WHERE dot_number = ? AND verified = 1 ORDER BY review_date DESC, id DESC LIMIT ?`,
-    ),
-    external: db.prepare(
-      `SELECT source, overall_rating, total_reviews, latest_review_date, latest_review_text
+      )
+    },
+    get external() {
+      return cached(
+        db,
+        `SELECT source, overall_rating, total_reviews, latest_review_date, latest_review_text
        FROM external_reviews WHERE dot_number = ? ORDER BY source`,
-    ),
-    insert: db.prepare(
-      `INSERT INTO reviews (dot_number, stars, title, body, review_date, experience_type, author,
+      )
+    },
+    get insert() {
+      return cached(
+        db,
+        `INSERT INTO reviews (dot_number, stars, title, body, review_date, experience_type, author,
          verified, source, external_id, created_at)
        VALUES (@dot, @stars, @title, @text, @date, @experience, @author, 1, @source, @externalId, @now)
        RETURNING ${REVIEW_COLS}`,
-    ),
-    byExternal: db.prepare(
-      `SELECT ${REVIEW_COLS} FROM reviews WHERE source = ? AND external_id = ?`,
-    ),
-    update: db.prepare(
-      `UPDATE reviews SET dot_number = @dot, stars = @stars, title = @title, body = @text,
+      )
+    },
+    get byExternal() {
+      return cached(db, `SELECT ${REVIEW_COLS} FROM reviews WHERE source = ? AND external_id = ?`)
+    },
+    get update() {
+      return cached(
+        db,
+        `UPDATE reviews SET dot_number = @dot, stars = @stars, title = @title, body = @text,
          review_date = @date, experience_type = @experience, author = @author
        WHERE id = @id`,
-    ),
-    list: db.prepare(
-      `SELECT ${REVIEW_COLS} FROM reviews WHERE dot_number = ? ORDER BY review_date DESC, id DESC`,
-    ),
-    remove: db.prepare(`DELETE FROM reviews WHERE id = ? RETURNING ${REVIEW_COLS}`),
-    upsertExternal: db.prepare(
-      `INSERT INTO external_reviews (dot_number, source, overall_rating, total_reviews,
+      )
+    },
+    get list() {
+      return cached(
+        db,
+        `SELECT ${REVIEW_COLS} FROM reviews WHERE dot_number = ? ORDER BY review_date DESC, id DESC`,
+      )
+    },
+    get remove() {
+      return cached(db, `DELETE FROM reviews WHERE id = ? RETURNING ${REVIEW_COLS}`)
+    },
+    get upsertExternal() {
+      return cached(
+        db,
+        `INSERT INTO external_reviews (dot_number, source, overall_rating, total_reviews,
          latest_review_date, latest_review_text, updated_at)
        VALUES (@dot, @source, @rating, @total, @latestDate, @latestText, @now)
        ON CONFLICT (dot_number, source) DO UPDATE SET overall_rating = excluded.overall_rating,
          total_reviews = excluded.total_reviews, latest_review_date = excluded.latest_review_date,
          latest_review_text = excluded.latest_review_text, updated_at = excluded.updated_at
        RETURNING ${EXTERNAL_COLS}`,
-    ),
-    listExternal: db.prepare(
-      `SELECT ${EXTERNAL_COLS} FROM external_reviews WHERE dot_number = ? ORDER BY source`,
-    ),
-    removeExternal: db.prepare(
-      `DELETE FROM external_reviews WHERE dot_number = ? AND source = ? RETURNING ${EXTERNAL_COLS}`,
-    ),
+      )
+    },
+    get listExternal() {
+      return cached(
+        db,
+        `SELECT ${EXTERNAL_COLS} FROM external_reviews WHERE dot_number = ? ORDER BY source`,
+      )
+    },
+    get removeExternal() {
+      return cached(
+        db,
+        `DELETE FROM external_reviews WHERE dot_number = ? AND source = ? RETURNING ${EXTERNAL_COLS}`,
+      )
+    },
   }
-}
-type Statements = ReturnType<typeof prepare>
-
-// statements are prepared once per connection
-const cache = new WeakMap<Sqlite, Statements>()
-function stmts(db: Sqlite): Statements {
-  let s = cache.get(db)
-  if (!s) {
-    s = prepare(db)
-    cache.set(db, s)
-  }
-  return s
 }
 
 const toReview = (r: ReviewRow): StoredReview => ({

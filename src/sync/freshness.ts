@@ -25,6 +25,7 @@ import type { DatasetSpec } from '../ingest/types.ts'
 import type { Logger } from '../log.ts'
 import { OOS_FILE_ID } from '../safety/oos.ts'
 import { backoffMs, DownloadError, isOutOfDate } from './download.ts'
+import { activatedRunStats, newestMirrorStats, storeMirrorStats } from './runs.ts'
 
 /** SODA's own row count of a dataset: `/resource/<id>.json?$select=count(*)`. */
 export const countUrl = (baseUrl: string, id: string) =>
@@ -201,10 +202,8 @@ export function verifyFileRows(
   previous: VersionRow | null,
 ): void {
   if (!previous) return
-  const row = db
-    .prepare(`SELECT stats FROM sync_runs WHERE version_id = ? AND status = 'activated' LIMIT 1`)
-    .get(previous.id) as { stats: string | null } | undefined
-  const before = row?.stats ? (JSON.parse(row.stats) as Partial<BuildStats>).files : undefined
+  const stats0 = activatedRunStats(db, previous.id)
+  const before = stats0 ? (JSON.parse(stats0) as Partial<BuildStats>).files : undefined
   if (!before) return
   for (const f of spec.files) {
     // optional files (BOC-3, the diffs) may come and go without refusing the dataset
@@ -283,22 +282,11 @@ export interface MirrorStats {
 
 /** Stores the mirror's duration in the stats of each of its runs (sync_runs.stats.mirror). */
 export function recordMirror(db: Sqlite, runIds: readonly number[], mirror: MirrorStats): void {
-  const update = db.prepare(
-    `UPDATE sync_runs SET stats = json_set(coalesce(stats, '{}'), '$.mirror', json(?)) WHERE id = ?`,
-  )
-  const json = JSON.stringify(mirror)
-  db.transaction(() => {
-    for (const id of runIds) update.run(json, id)
-  })()
+  storeMirrorStats(db, runIds, JSON.stringify(mirror))
 }
 
 /** The newest whole mirror's duration (for `sync status`), or null before the first one. */
 export function lastMirror(db: Sqlite): MirrorStats | null {
-  const row = db
-    .prepare(
-      `SELECT json_extract(stats, '$.mirror') AS m FROM sync_runs
-       WHERE json_extract(stats, '$.mirror') IS NOT NULL ORDER BY id DESC LIMIT 1`,
-    )
-    .get() as { m: string } | undefined
-  return row ? (JSON.parse(row.m) as MirrorStats) : null
+  const m = newestMirrorStats(db)
+  return m !== null ? (JSON.parse(m) as MirrorStats) : null
 }

@@ -7,6 +7,7 @@
  */
 import type { Config } from '../config.ts'
 import type { Sqlite } from '../db/open.ts'
+import { failuresSinceLastSuccess } from './runs.ts'
 
 /** Error texts of a connection that never reached the portal (Node and undici codes). */
 const UNREACHABLE =
@@ -43,18 +44,7 @@ export function regulatorState(
   serving: Serving,
 ): RegulatorState {
   const url = config.sync.baseUrl
-  const lastOk = db
-    .prepare(
-      `SELECT coalesce(max(id), 0) AS id FROM sync_runs WHERE channel = 'live'
-         AND status IN ('activated', 'unchanged', 'not_yet')`,
-    )
-    .get() as { id: number }
-  const failures = db
-    .prepare(
-      `SELECT error, started_at AS startedAt FROM sync_runs
-       WHERE channel = 'live' AND status = 'failed' AND id > ? ORDER BY id`,
-    )
-    .all(lastOk.id) as { error: string | null; startedAt: number }[]
+  const failures = failuresSinceLastSuccess(db)
   const newest = failures[failures.length - 1]
   if (!newest || !isUnreachable(newest.error))
     return { reachable: true, since: null, url, sentence: null }

@@ -11,6 +11,7 @@ import type { Clock } from '../clock.ts'
 import { dropLease, leaseStaleReason, listLeases } from '../db/leases.ts'
 import type { Sqlite } from '../db/open.ts'
 import type { Logger } from '../log.ts'
+import { interruptRun, runningRuns } from './runs.ts'
 
 export interface RecoverDeps {
   db: Sqlite
@@ -70,21 +71,14 @@ export function recoverRuns(deps: RecoverDeps, self?: string): Recovery {
   const keep = db
     .transaction(() => {
       const held = new Set(listLeases(db).map((l) => l.holder))
-      const running = db
-        .prepare(
-          `SELECT id, holder, version_id AS versionId FROM sync_runs WHERE status = 'running'`,
-        )
-        .all() as { id: number; holder: string | null; versionId: number | null }[]
+      const running = runningRuns(db)
       const live = new Set<number>()
-      const closeRun = db.prepare(
-        `UPDATE sync_runs SET status = 'interrupted', finished_at = ?, error = ? WHERE id = ?`,
-      )
       for (const r of running) {
         if (r.holder !== null && held.has(r.holder)) {
           if (r.versionId !== null) live.add(r.versionId)
           continue
         }
-        closeRun.run(now, INTERRUPTED_MESSAGE, r.id)
+        interruptRun(db, r.id, INTERRUPTED_MESSAGE, now)
         done.runs.push(r.id)
       }
       const building = db

@@ -27,6 +27,7 @@ import type { Logger } from '../log.ts'
 import { removeDbFile } from '../db/open.ts'
 import { buildInWorker } from './build-runner.ts'
 import { recoverRuns } from './recover.ts'
+import { closeRun, openRun, setRunVersion, type RunStatus } from './runs.ts'
 
 export type RunTrigger = 'schedule' | 'cli' | 'console' | 'import' | 'startup' | 'test'
 
@@ -34,7 +35,6 @@ export type RunTrigger = 'schedule' | 'cli' | 'console' | 'import' | 'startup' |
  * not_yet: nothing changed and a daily file is not published yet; interrupted: stopped by a
  * shutdown (SIGTERM, Ctrl-C) or a crash, to be retried at the next start
  */
-export type RunStatus = 'activated' | 'unchanged' | 'not_yet' | 'skipped' | 'failed' | 'interrupted'
 
 export type FileStatus = 'changed' | 'unchanged' | 'not_yet' | 'missing' | 'failed'
 
@@ -141,21 +141,6 @@ export const leaseName = (dataset: DatasetName, channel: Channel) => `sync:${cha
 
 const LEASE_TTL = 2 * HOUR
 
-export function openRun(
-  db: Sqlite,
-  run: { dataset: DatasetName; channel: Channel; trigger: string; holder: string | null },
-  now: number,
-): number {
-  return Number(
-    db
-      .prepare(
-        `INSERT INTO sync_runs (dataset, channel, trigger, holder, status, started_at)
-         VALUES (?, ?, ?, ?, 'running', ?)`,
-      )
-      .run(run.dataset, run.channel, run.trigger, run.holder, now).lastInsertRowid,
-  )
-}
-
 const LEASE_POLL_MS = 1_000
 
 /** Takes the dataset's lease, waiting up to `opts.waitMs` for another run to finish. */
@@ -185,25 +170,6 @@ function heldBy(h: LeaseHolder | null): string {
   if (!h) return 'another sync of this dataset is running'
   const who = h.pid === null ? 'another process' : `process ${h.pid} on ${h.host ?? '?'}`
   return `another sync of this dataset is running (${who}, since ${new Date(h.acquiredAt).toISOString()})`
-}
-
-export function closeRun(
-  db: Sqlite,
-  runId: number,
-  status: RunStatus,
-  now: number,
-  extra: { versionId?: number | null; error?: string | null; stats?: unknown } = {},
-): void {
-  db.prepare(
-    `UPDATE sync_runs SET status = ?, finished_at = ?, version_id = ?, error = ?, stats = ? WHERE id = ?`,
-  ).run(
-    status,
-    now,
-    extra.versionId ?? null,
-    extra.error?.slice(0, 2000) ?? null,
-    extra.stats === undefined ? null : JSON.stringify(extra.stats),
-    runId,
-  )
 }
 
 /**
@@ -350,7 +316,7 @@ function reserveVersion(
 ): VersionRow {
   return deps.db.transaction(() => {
     const v = createVersion(deps.db, spec.name, channel, asOf, deps.clock)
-    deps.db.prepare('UPDATE sync_runs SET version_id = ? WHERE id = ?').run(v.id, runId)
+    setRunVersion(deps.db, runId, v.id)
     return v
   })()
 }

@@ -7,19 +7,17 @@ import { DATASET_NAMES, type DatasetName } from '../db/names.ts'
 import { servableVersion } from '../db/versions.ts'
 import type { Sqlite } from '../db/open.ts'
 import { syncAll, type SyncDeps, type SyncResult } from './sync.ts'
+import { lastLiveRunStatus } from './runs.ts'
 
 /**
  * The live datasets a start should sync now, in build order: an active version whose file is
  * missing (a restored app.db) is owed like a missing one.
  */
 export function pendingDatasets(db: Sqlite, dataDir: string): DatasetName[] {
-  const last = db.prepare(
-    `SELECT status FROM sync_runs WHERE dataset = ? AND channel = 'live' ORDER BY id DESC LIMIT 1`,
-  )
   return DATASET_NAMES.filter((name) => {
     if (!servableVersion(db, dataDir, name, 'live')) return true
-    const run = last.get(name) as { status: string } | undefined
-    return run?.status === 'interrupted' || run?.status === 'skipped'
+    const status = lastLiveRunStatus(db, name)
+    return status === 'interrupted' || status === 'skipped'
   })
 }
 

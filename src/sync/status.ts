@@ -20,6 +20,7 @@ import {
   versionFileExists,
   type VersionRow,
 } from '../db/versions.ts'
+import { lastLiveSuccess, newestLiveRun, type RunRow } from './runs.ts'
 
 export interface RunInfo {
   id: number
@@ -81,16 +82,6 @@ export interface DatasetStatus {
 
 const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString())
 
-interface RunRow {
-  id: number
-  status: string
-  trigger: string
-  startedAt: number
-  finishedAt: number | null
-  error: string | null
-}
-const RUN_COLS = `id, status, trigger, started_at AS startedAt, finished_at AS finishedAt, error`
-
 const runInfo = (r: RunRow): RunInfo => ({
   id: r.id,
   status: r.status,
@@ -126,18 +117,12 @@ export function syncStatus(deps: Pick<Deps, 'db' | 'config' | 'clock'>): Dataset
   // live keys read the mirror once it has a census, the sample until then (DatasetRegistry.view)
   const dir = config.paths.dataDir
   const mirrorServes = servableVersion(db, dir, 'census', 'live') !== null
-  const runOf = (sql: string, dataset: DatasetName) =>
-    db
-      .prepare(
-        `SELECT ${RUN_COLS} FROM sync_runs WHERE dataset = ? AND channel = 'live' ${sql} ORDER BY id DESC LIMIT 1`,
-      )
-      .get(dataset) as RunRow | undefined
   return DATASETS.map((spec) => {
     const active = activeVersion(db, spec.name, 'live')
     const sample = servableVersion(db, dir, spec.name, 'sample')
-    const last = runOf('', spec.name)
-    const lastOk = runOf(`AND status IN ('activated', 'unchanged', 'not_yet')`, spec.name)
-    const lastFail = runOf(`AND status = 'failed'`, spec.name)
+    const last = newestLiveRun(db, spec.name, 'any')
+    const lastOk = newestLiveRun(db, spec.name, 'ok')
+    const lastFail = newestLiveRun(db, spec.name, 'failed')
     const lease = getLease(db, leaseName(spec.name, 'live'))
     const cron = config.sync.enabled ? config.sync.schedules[spec.schedule] : null
     // an error is current only while no later sync succeeded
@@ -227,13 +212,7 @@ export function syncOverview(deps: Pick<Deps, 'db' | 'config' | 'clock'>): SyncO
     .filter((d): d is DatasetStatus & { next_run: string } => d.next_run !== null)
     .sort((a, b) => a.next_run.localeCompare(b.next_run))
   const first = upcoming[0]?.next_run
-  const last = db
-    .prepare(
-      `SELECT max(CASE WHEN status = 'activated' THEN finished_at END) AS updated,
-              max(finished_at) AS checked
-       FROM sync_runs WHERE channel = 'live' AND status IN ('activated', 'unchanged', 'not_yet')`,
-    )
-    .get() as { updated: number | null; checked: number | null }
+  const last = lastLiveSuccess(db)
   const serving = {
     source: census
       ? census.channel === 'live'

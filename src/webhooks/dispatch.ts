@@ -1,27 +1,17 @@
 /** Fans outbox events out to the endpoints that should receive them, as delivery rows. */
 import type { Sqlite } from '../db/open.ts'
-import { PLANS } from '../keys/plans.ts'
+import { receivesWebhooks } from '../keys/accounts.ts'
 import type { EventType } from '../db/outbox.ts'
 
-const WEBHOOK_PLANS = Object.values(PLANS)
-  .filter((p) => p.webhooks)
-  .map((p) => `'${p.name}'`)
-  .join(', ')
-
 /**
- * Endpoints eligible for an event: enabled, not removed, created no later than the event, of an
- * account (or, for a broadcast, any account) that is not suspended and whose subscription is in
- * force on a plan with webhooks.
+ * Endpoints that may receive an event: enabled, not removed, created no later than the event, of
+ * the event's account (or, for a broadcast, any account) and with the account's id; whether the
+ * account receives webhooks now is asked of its owner (keys/accounts.ts `receivesWebhooks`).
  */
 const ENDPOINTS_SQL = `
-SELECT e.id, e.events FROM webhook_endpoints e
-  JOIN accounts a ON a.id = e.account_id
-  JOIN subscriptions s ON s.account_id = e.account_id AND s.ended_at IS NULL
+SELECT e.id, e.events, e.account_id AS accountId FROM webhook_endpoints e
 WHERE e.status = 'enabled' AND e.removed_at IS NULL AND e.created_at <= @createdAt
   AND (@accountId IS NULL OR e.account_id = @accountId)
-  AND a.suspended_at IS NULL
-  AND s.plan IN (${WEBHOOK_PLANS})
-  AND (s.status = 'active' OR (s.status = 'canceled' AND s.period_end > @now))
 ORDER BY e.id`
 
 export interface DispatchResult {
@@ -59,9 +49,9 @@ export function dispatchEvents(db: Sqlite, now: number, limit = 500): DispatchRe
         const targets = endpoints.all({
           accountId: ev.accountId,
           createdAt: ev.createdAt,
-          now,
-        }) as { id: number; events: string | null }[]
+        }) as { id: number; events: string | null; accountId: number }[]
         for (const t of targets) {
+          if (!receivesWebhooks(db, t.accountId, now)) continue
           const types = t.events === null ? null : (JSON.parse(t.events) as string[])
           if (types !== null && !types.includes(ev.type)) continue
           deliveries += insert.run(ev.id, t.id, now, now).changes

@@ -370,7 +370,7 @@ export function oosRows(c: Company, out: Emit): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// MCMIS Vehicle Inspection File and Inspections Per Unit (FMCSA-DATA.md §11)
+// MCMIS Vehicle Inspection File and Inspections Per Unit (FMCSA on data.transportation.gov)
 
 const MCMIS_AT = new Map(MCMIS_INSPECTION_COLUMNS.map((c, i) => [c, i]))
 /** Synthetic unit type codes (the importer reads the type from the SMS file, never this code). */
