@@ -1,5 +1,5 @@
 /**
- * Docket and authority identifiers (FMCSA-DATA.md §3.2) and their resolution to a company:
+ * Docket and authority identifiers (docs/api.md, GET /v1/broker/{mc}) and their resolution to a company:
  * `MC-123456`, `MC123456`, `mc 0123456`, `123456` (bare = MC), `FF…`, `MX…`, and the newer
  * USDOT-suffix identifiers (`1234567B`, `1234567-B`, `USDOT 1234567-B`).
  */

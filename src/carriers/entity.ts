@@ -1,4 +1,4 @@
-/** Entity type (FMCSA-DATA.md §6): collect every role, then choose one primary value. */
+/** Entity type (docs/data.md, precedence): collect every role, then choose one primary value. */
 import type { CensusRow } from '../census/census.ts'
 import type { Roles } from '../licensing/record.ts'
 import type { EntityType } from '../fields.ts'

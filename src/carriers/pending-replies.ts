@@ -2,13 +2,10 @@
  * The requests a record worker has not answered yet, by id: a ring of slots indexed by the id's
  * low bits, not a `Map`.
  *
- * Why not a Map (measured 2026-11-29, full scale and in a small reproduction): with a `Map` that
- * lives long and takes one entry per request, each deleted when its reply comes, the 7 KB answer
- * texts of requests already answered survived young-generation collections (V8's sampling heap
- * profiler: they were garbage, yet no scavenge collected them): 12–13 % of everything the
- * serving thread allocated survived a scavenge and was promoted, against 0.2 % with this ring.
- * The promoted garbage then cost a scavenge 2 ms instead of 0.3–0.5, and a full collection (6–7
- * ms of pause) every 0.6 s under random load. Here a slot is cleared when its reply comes, and
+ * Why not a Map: with a long-lived `Map` taking one entry per request, deleted when its reply
+ * comes, the answer texts of requests already answered survived young-generation collections and
+ * were promoted, making scavenges and full collections costly under random load. Here a slot is
+ * cleared when its reply comes, and
  * the slots array is replaced only when more requests are in flight than it holds.
  */
 export class PendingReplies<T> {

@@ -1,5 +1,5 @@
 /**
- * Assembles the company verification record (DESIGN.md §2) for one USDOT from the active
+ * Assembles the company verification record (the API reference's company record) for one USDOT from the active
  * datasets of a view: census (identity, contact, fleet, rating), licensing (authority,
  * insurance), safety (SMS, OOS orders), reviews and the Trust Score.
  */
@@ -134,7 +134,7 @@ function safetyOf(c: CensusRow | null, s: SafetyFacts | null): SafetyJson {
 }
 
 /**
- * allowed_to_operate (FMCSA-DATA.md §4.2): Y if the USDOT is active, there is no active OOS order,
+ * allowed_to_operate (docs/api.md, The record): Y if the USDOT is active, there is no active OOS order,
  * and — for docket holders and for-hire entities — some authority is active.
  */
 function allowedToOperate(

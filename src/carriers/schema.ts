@@ -1,4 +1,4 @@
-/** The company verification record (DESIGN.md §2): composes each owner's block schema into CarrierJson. Every key is always present; a value not on file is null. */
+/** The company verification record (the API reference's company record): composes each owner's block schema into CarrierJson. Every key is always present; a value not on file is null. */
 import { z } from 'zod'
 import { UsageMetaShape } from '../keys/billing.ts'
 import { EntityType } from '../fields.ts'

@@ -1,5 +1,5 @@
 /**
- * The equipment dataset (FMCSA-DATA.md §11, docs/equipment.md): which VINs and plates were seen
+ * The equipment dataset (docs/equipment.md): which VINs and plates were seen
  * under which USDOT numbers at the roadside and in crashes, and what the officers wrote as the
  * carrier's name. Built from the SMS inspection and crash files (their unit columns) and the MCMIS
  * Vehicle Inspection File and Inspections Per Unit, reduced to per-VIN, per-plate and per-USDOT

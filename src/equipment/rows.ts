@@ -1,5 +1,5 @@
 /**
- * Row parsers of the files the equipment dataset reads (FMCSA-DATA.md §2.4, §11): the SMS
+ * Row parsers of the files the equipment dataset reads: the SMS
  * inspection and crash files (their unit columns) and the MCMIS Vehicle Inspection File and
  * Inspections Per Unit. They run in a parse worker (one per file) and return small arrays.
  *

@@ -1,5 +1,5 @@
 /**
- * Conditional, streaming downloads of regulator files (FMCSA-DATA.md §1.2): ETag/Last-Modified
+ * Conditional, streaming downloads of regulator files (docs/data.md, How a sync works): ETag/Last-Modified
  * so an unchanged file is not fetched again, a SHA-256 so an unchanged body is not rebuilt,
  * an inactivity timeout per read and an overall deadline sized from the expected length and a
  * minimum rate, retries with exponential backoff and jitter, and refusal of anything that is not

@@ -1,5 +1,5 @@
 /**
- * Incremental fetch of the large daily files that carry a change date (FMCSA-DATA.md §11: the
+ * Incremental fetch of the large daily files that carry a change date (the MCMIS
  * Vehicle Inspection File and Inspections Per Unit): only the rows changed since the newest
  * change date of the kept copy are asked for through the portal's SODA endpoint
  * (`/resource/<id>.csv?$where=change_date > '…'`, paged, since that endpoint stops silently at

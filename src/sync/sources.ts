@@ -1,5 +1,5 @@
 /**
- * Every regulator file the mirror downloads, as data (FMCSA-DATA.md §1.1): derived from the
+ * Every regulator file the mirror downloads, as data (docs/data.md): derived from the
  * DatasetSpecs (which own ids, kinds and parsers), plus the URL form, schedule and role of each.
  * FMCSA_BASE_URL replaces the portal for an internal mirror with the same URL layout.
  */
