@@ -42,9 +42,6 @@ const DAILY_SQL = `
 INSERT INTO usage_daily (account_id, day, used) VALUES (@accountId, @day, @n)
 ON CONFLICT (account_id, day) DO UPDATE SET used = used + excluded.used`
 
-const HAS_ENDPOINTS_SQL =
-  "SELECT 1 FROM webhook_endpoints WHERE account_id = ? AND status = 'enabled' AND removed_at IS NULL LIMIT 1"
-
 /** One wrapper per connection: db.transaction() builds its four variants on every call. */
 const meterTxs = new WeakMap<Sqlite, Database.Transaction<typeof meterGroup>>()
 
@@ -64,9 +61,6 @@ const stmts = (db: Sqlite) => ({
   },
   get daily() {
     return cached(db, DAILY_SQL)
-  },
-  get hasEndpoints() {
-    return cached(db, HAS_ENDPOINTS_SQL)
   },
   get meterTx() {
     let tx = meterTxs.get(db)
@@ -333,24 +327,24 @@ function onAlert(
     },
     'quota alert',
   )
-  // webhooks are a paid-plan feature; an account with enabled endpoints gets the event
-  if (stmts(deps.db).hasEndpoints.get(caller.accountId))
-    enqueueEvent(
-      deps.db,
-      {
-        accountId: caller.accountId,
-        type,
-        data: {
-          account_id: caller.accountId,
-          plan: caller.plan,
-          period,
-          quota_used: used,
-          quota_limit: caller.included,
-          threshold: type === 'quota.threshold_reached' ? 0.8 : 1,
-        },
+  // into the outbox: the webhooks' dispatcher fans it out to the account's enabled endpoints that
+  // existed at that moment, if any (webhooks/dispatch.ts), so usage never reads their table
+  enqueueEvent(
+    deps.db,
+    {
+      accountId: caller.accountId,
+      type,
+      data: {
+        account_id: caller.accountId,
+        plan: caller.plan,
+        period,
+        quota_used: used,
+        quota_limit: caller.included,
+        threshold: type === 'quota.threshold_reached' ? 0.8 : 1,
       },
-      now,
-    )
+    },
+    now,
+  )
 }
 
 /**
