@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { isoDate } from '../clock.ts'
-import { findCensusByContact } from '../census/census.ts'
+import { findCensusByContact } from '../census/read.ts'
 import { McParam, resolveIdentifier, toDocketLookupJson, DotParam } from '../carriers/docket.ts'
 import { toMetaJson } from '../carriers/json.ts'
 import { notFoundForDot, shapeMetered } from '../carriers/lookup.ts'

@@ -16,7 +16,8 @@ import {
   priorRevokedUsdot,
   recentRevocations,
   runsTrucks,
-  type ContactSignals,
+  type LinkedSignal,
+  type LinkSignals,
 } from './signals.ts'
 
 // --- authority & compliance ------------------------------------------------------------------
@@ -31,7 +32,7 @@ const PENDING_REASON = {
 const PAUSED =
   'as FMCSA paused inactivations after its 2026 registration letters came back undeliverable'
 
-export function authorityFactors(c: Ctx, contacts: ContactSignals | null): void {
+export function authorityFactors(c: Ctx, links: LinkSignals | null): void {
   const { record: r, today } = c
   const a = r.authority
   const lic = licensingDataset(r)
@@ -152,56 +153,64 @@ export function authorityFactors(c: Ctx, contacts: ContactSignals | null): void 
       evidence(r, 'census', 'identity.prior_revoke', prior.dot ?? true),
     )
 
-  if (contacts) contactFactors(c, contacts)
+  if (links) linkFactors(c, links)
 }
 
-function contactFactors(c: Ctx, s: ContactSignals): void {
+const listed = (links: readonly LinkedSignal[]) =>
+  `${links.length === 1 ? 'USDOT' : 'USDOTs'} ${links
+    .slice(0, 5)
+    .map((l) => l.dot)
+    .join(', ')}${links.length > 5 ? ` and ${links.length - 5} more` : ''}`
+
+/**
+ * The link factors (replacing the shared-contact counts of earlier versions): a predecessor
+ * revoked or put out of service within the time gate weighs most (a chameleon's pattern), an
+ * inactive predecessor less, and concurrent links to revoked or out-of-service companies, or
+ * many concurrent links, a little.
+ */
+function linkFactors(c: Ctx, s: LinkSignals): void {
   const r = c.record
-  const shown = {
-    phone: r.contact.phone,
-    email: r.contact.email,
-    address: r.contact.physical_address
-      ? [
-          r.contact.physical_address.street,
-          r.contact.physical_address.city,
-          r.contact.physical_address.state,
-        ]
-          .filter(Boolean)
-          .join(', ')
-      : null,
-  }
-  const field = {
-    phone: 'contact.phone',
-    email: 'contact.email',
-    address: 'contact.physical_address',
-  }
-  const sorted = [...s.shared].sort((a, b) => a.kind.localeCompare(b.kind))
-  for (const sh of sorted) {
-    const others = sh.companies - 1
-    const bands = sh.kind === 'address' ? T.sharedAddress : T.sharedPhoneEmail
-    const band = bands.find(([min]) => others >= min)
-    if (!band) continue
+  const bad = (l: LinkedSignal) => l.event === 'revoked' || l.event === 'out_of_service'
+  const hardPred = s.predecessors.filter(bad)
+  const softPred = s.predecessors.filter((l) => !bad(l))
+  if (hardPred.length > 0)
     factor(
       c,
-      `shared_${sh.kind}`,
+      'linked_predecessor_revoked_or_oos',
+      'authority',
+      T.linkPredecessorRevoked,
+      `Shares ${hardPred[0]?.shared.join(' and ')} with ${listed(hardPred)}, revoked or put out of service within 365 days before this company was added`,
+      evidence(r, 'census', 'identity.links.predecessors_revoked_or_oos', hardPred.length),
+    )
+  if (softPred.length > 0)
+    factor(
+      c,
+      'linked_predecessor_inactive',
+      'authority',
+      T.linkPredecessorInactive,
+      `Shares ${softPred[0]?.shared.join(' and ')} with ${listed(softPred)}, made inactive within 365 days before this company was added`,
+      evidence(r, 'census', 'identity.links.predecessors', s.predecessors.length),
+    )
+  const badConcurrent = s.concurrent.filter(bad)
+  if (badConcurrent.length > 0)
+    factor(
+      c,
+      'linked_to_revoked_or_oos',
+      'authority',
+      T.linkConcurrentRevoked,
+      `Shares contact details, officers or trucks with ${listed(badConcurrent)}, revoked or out of service`,
+      evidence(r, 'census', 'identity.links.concurrent', s.concurrent.length),
+    )
+  const band = T.linkConcurrentBands.find(([min]) => s.concurrent.length >= min)
+  if (band)
+    factor(
+      c,
+      'many_links',
       'authority',
       band[1],
-      `${sh.kind === 'address' ? 'Physical address' : sh.kind === 'phone' ? 'Phone' : 'Email'} shared with ${plural(others, 'other USDOT number')}`,
-      evidence(r, 'census', field[sh.kind], shown[sh.kind] ?? sh.value),
+      `Linked to ${plural(s.concurrent.length, 'other USDOT number')} by shared contact details, officers or trucks`,
+      evidence(r, 'census', 'identity.links.concurrent', s.concurrent.length),
     )
-  }
-  const first = s.revoked[0]
-  if (first) {
-    const dots = s.revoked.map((x) => x.dot)
-    factor(
-      c,
-      'contact_shared_with_revoked',
-      'authority',
-      T.sharedWithRevoked,
-      `${first.via === 'phone' ? 'Phone' : 'Email'} also used by ${dots.length === 1 ? 'USDOT' : 'USDOTs'} ${dots.join(', ')}, whose authority was revoked or suspended in the last 3 years`,
-      evidence(r, 'census', `contact.${first.via}`, shown[first.via] ?? null),
-    )
-  }
 }
 
 // --- insurance & bond ------------------------------------------------------------------------
