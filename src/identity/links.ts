@@ -336,3 +336,23 @@ export function linkCounts(links: readonly LinkJson[]): LinkCounts {
   }
   return { predecessors, predecessors_revoked_or_oos: revokedOrOos, concurrent }
 }
+
+/**
+ * GET /v1/carrier/{dot}/links: the company's judged links and suppressed values, or null when the
+ * census of the view does not know the USDOT number.
+ */
+export function carrierLinks(db: Sqlite, view: DataView, dot: number): LinksJson | null {
+  const facts = linkFacts(view, dot)
+  if (!facts) {
+    const census = view.get('census')
+    const known =
+      census?.stmt('SELECT 1 FROM companies WHERE dot_number = ?').get(dot) !== undefined
+    return known ? { dot_number: String(dot), links: [], suppressed: {} } : null
+  }
+  const channel: Channel = view.source === 'sample' ? 'sample' : 'live'
+  return {
+    dot_number: String(dot),
+    links: linksWithHistory(db, dot, facts, channel),
+    suppressed: facts.suppressed,
+  }
+}
