@@ -206,3 +206,10 @@ export function findCensusByContact(
   ).map((r) => r.dot_number)
   return { total, dots }
 }
+
+/** The company's officers as the census writes them (COMPANY_OFFICER_1, _2), none when unknown. */
+export function censusOfficers(ds: ActiveDataset, dot: number): string[] {
+  const r = ds.stmt('SELECT officer_1, officer_2 FROM companies WHERE dot_number = ?').get(dot) as
+    { officer_1: string | null; officer_2: string | null } | undefined
+  return r ? [r.officer_1, r.officer_2].filter((o): o is string => o !== null) : []
+}

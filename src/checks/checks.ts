@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import { isoDate } from '../clock.ts'
 import { findCensusByContact } from '../census/read.ts'
+import { overCap } from '../identity/links.ts'
 import { McParam, resolveIdentifier, toDocketLookupJson, DotParam } from '../carriers/docket.ts'
 import { toMetaJson } from '../carriers/json.ts'
 import { notFoundForDot, shapeMetered } from '../carriers/lookup.ts'
@@ -18,6 +19,7 @@ import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
 import { peekUsage, type Usage } from '../keys/usage.ts'
+import { checkBlocklist } from './blocklist-check.ts'
 import { checkContact, type ContactSources, type OtherCompanyJson } from './contact.ts'
 import { evaluatePolicy, worst } from './evaluate.ts'
 import { appendEntry, ROW_COLUMNS, type LedgerRow } from './ledger.ts'
@@ -51,8 +53,15 @@ function contactSources(deps: Deps, caller: Caller): ContactSources {
   const census = deps.datasets.view(caller.mode).get('census')
   const records = openRecords(deps, caller.mode)
   return {
-    companiesWith: (kind, values, limit) =>
-      census ? findCensusByContact(census, kind, values, limit) : { total: 0, dots: [] },
+    companiesWith(kind, values, limit) {
+      if (!census) return { total: 0, dots: [], suppressed: false }
+      // a value over the link index's cap is no link: counted, its companies not examined
+      const over = values.map((v) => overCap(census, kind, v))
+      const rest = values.filter((_, i) => over[i] === null)
+      const found = findCensusByContact(census, kind, rest, limit)
+      const wide = over.reduce<number>((n, c) => n + (c ?? 0), 0)
+      return { total: found.total + wide, dots: found.dots, suppressed: wide > 0 }
+    },
     statusOf(dot): OtherCompanyJson | null {
       const r = records.recordNow(dot)
       if (!r) return null
@@ -156,10 +165,22 @@ export async function createCheck(
     verified: named.verified && named.dot_number === served.dot_number,
     verified_at: named.verified_at,
   }
+  const blocked = checkBlocklist(
+    deps.db,
+    deps.datasets.view(caller.mode),
+    caller.accountId,
+    record,
+    { contact },
+  )
   const policy = effectivePolicy(deps.db, caller.accountId)
   const evaluation = evaluatePolicy(
     policy.document,
-    { ...served, contact_check: contactCheck, contact_verification: contactVerification },
+    {
+      ...served,
+      contact_check: contactCheck,
+      contact_verification: contactVerification,
+      blocklist_check: blocked.summary,
+    },
     isoDate(now),
   )
   const sources = dataSources(deps, caller.mode, record.dotNumber)
@@ -208,6 +229,7 @@ export async function createCheck(
     data_as_of: shaped.data_as_of,
     contact_check: contactCheck,
     contact_verification: contactVerification,
+    blocklist_hits: blocked.hits,
     lookup,
     record: record_,
     data_sources: sources,

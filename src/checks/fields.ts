@@ -4,6 +4,7 @@
  * known at once. A policy naming any other path is refused with the closest known path suggested.
  */
 import { z } from 'zod'
+import { BlocklistCheckJson } from './blocklist-check.ts'
 import { ContactCheckJson } from './contact.ts'
 import type { PolicyDocument } from './policy-schema.ts'
 import { CheckedRecordJson } from './schema.ts'
@@ -28,6 +29,7 @@ function knownPaths() {
     const all = [
       ...pathsOf(CheckedRecordJson, '', []),
       ...pathsOf(ContactCheckJson, 'contact_check', []),
+      ...pathsOf(BlocklistCheckJson, 'blocklist_check', []),
     ]
     return {
       exact: new Set(all.filter((p) => !p.endsWith('.*'))),

@@ -118,7 +118,7 @@ export const PolicyDocument = z
 export type PolicyDocument = z.infer<typeof PolicyDocument>
 
 /** Version of the bundled default below; bump it whenever a rule changes. */
-export const BUNDLED_POLICY_VERSION = 2
+export const BUNDLED_POLICY_VERSION = 3
 
 const contactGiven = (kind: 'phone' | 'email'): Condition[] => [
   { field: `contact_check.${kind}`, op: 'present' },
@@ -299,6 +299,36 @@ export const BUNDLED_POLICY: PolicyDocument = {
       otherwise: 'fail',
       missing: 'pass',
       missing_pass_acknowledged: true,
+    },
+    {
+      id: 'not_on_blocked_list',
+      description:
+        "Neither the company, the contact given nor its equipment is on the account's blocked list",
+      require: { field: 'blocklist_check.direct_hits', op: 'eq', value: 0 },
+      otherwise: 'fail',
+      missing: 'pass',
+      missing_pass_acknowledged: true,
+      reason: "The company, the contact given or its equipment is on the account's blocked list",
+    },
+    {
+      id: 'no_link_on_blocked_list',
+      description: "No company linked to this one is on the account's blocked list",
+      require: { field: 'blocklist_check.link_hits', op: 'eq', value: 0 },
+      otherwise: 'review',
+      missing: 'pass',
+      missing_pass_acknowledged: true,
+      reason:
+        "A company linked to this one (shared officer, phone, fax, e-mail, address or VIN) is on the account's blocked list",
+    },
+    {
+      id: 'contact_not_changed_recently',
+      description: 'The phone and e-mail on file did not change within the last 30 days',
+      require: { field: 'identity.contact_changed_days', op: 'gt', value: 30 },
+      otherwise: 'review',
+      missing: 'pass',
+      missing_pass_acknowledged: true,
+      reason:
+        'The phone or e-mail on file changed within the last 30 days: confirm the contact through a channel you already trust',
     },
   ],
 }

@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { DocketLookupJson } from '../carriers/docket.ts'
 import { CarrierJson, MetaJson } from '../carriers/schema.ts'
+import { BlocklistHitJson } from './blocklist-check.ts'
 import { ContactCheckJson } from './contact.ts'
 import { Outcome, PolicyDocument } from './policy-schema.ts'
 
@@ -148,6 +149,10 @@ export const CheckDocument = z.object({
   contact_check: ContactCheckJson.nullable(),
   /** absent in checks stored before contact verifications existed */
   contact_verification: ContactVerificationRef.nullable().optional(),
+  blocklist_hits: z.array(BlocklistHitJson).optional().meta({
+    description:
+      "the account's blocked-list entries this check hit: the company, the contact given, its equipment or a linked company (absent in checks made before the blocked list)",
+  }),
   lookup: DocketLookupJson.nullable(),
   record: CheckedRecordJson,
   data_sources: z.array(DataSourceJson).optional(),

@@ -58,9 +58,9 @@ describe('policy', () => {
   test('set makes a new version each change and keeps the old; show falls back account → appliance → bundled', async () => {
     const { account } = ctx.account('starter')
     const shown = await cli('policy', 'show', '--account', String(account.id), '--json')
-    expect(shown.json()).toMatchObject({ id: 'bundled@2', document: { name: BUNDLED_POLICY.name } })
+    expect(shown.json()).toMatchObject({ id: 'bundled@3', document: { name: BUNDLED_POLICY.name } })
     const yaml = await cli('policy', 'show', '--bundled')
-    expect(yaml.stdout).toContain('# policy bundled@2')
+    expect(yaml.stdout).toContain('# policy bundled@3')
     expect(yaml.stdout).toContain('id: no_pending_suspension')
 
     const path = file('acme.yaml', POLICY_YAML)

@@ -356,3 +356,19 @@ export function carrierLinks(db: Sqlite, view: DataView, dot: number): LinksJson
     suppressed: facts.suppressed,
   }
 }
+
+/**
+ * How many companies share a contact value when that is more than its cap (it is then no link,
+ * docs/identity.md), else null. `kind`: phone (census digits), email (lower case) or fax.
+ */
+export function overCap(
+  census: ActiveDataset,
+  kind: 'phone' | 'email' | 'fax',
+  value: string,
+): number | null {
+  if (!hasTable(census, 'link_values')) return null
+  const row = census
+    .stmt('SELECT companies FROM link_values WHERE kind = ? AND value = ?')
+    .get(kind, value) as { companies: number } | undefined
+  return row && row.companies > LINK_CAPS[kind] ? row.companies : null
+}

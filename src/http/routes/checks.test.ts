@@ -64,7 +64,7 @@ describe('POST /v1/checks', () => {
       account_id: account.id,
       dot_number: '1000001',
       request: { dot: '1000001', mc: null, reference: 'LOAD-1', contact: null, watch: false },
-      policy: { id: 'bundled@2', scope: 'bundled' },
+      policy: { id: 'bundled@3', scope: 'bundled' },
       contact_check: null,
       overrides: [],
       watching: false,

@@ -1,0 +1,137 @@
+/** The link index end to end: census and OOS files through the real pipeline, then GET /links. */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { CarrierJson } from '../carriers/schema.ts'
+import { addressKey, officerKey } from '../census/link-keys.ts'
+import { carrierRow, writeCensus } from '../testing/census-fixture.ts'
+import { createTestContext, type TestContext } from '../testing/context.ts'
+import { LinksJson } from './schema.ts'
+
+let ctx: TestContext
+let dir: string
+let key: string
+
+/** Every company gets its own phone, e-mail, fax and street unless a test shares them. */
+const row = (dot: number, over: Parameters<typeof carrierRow>[1] = {}) =>
+  carrierRow(dot, {
+    PHONE: `515${String(dot).slice(-7)}`,
+    PHY_STREET: `${dot} MAIN ST`,
+    ...over,
+  })
+
+const SHARED_PHONE = Array.from({ length: 25 }, (_, i) =>
+  row(4_000_100 + i, { PHONE: '8005550142' }),
+)
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cvk-links-'))
+  writeCensus(join(dir, 'az4n-8mr2.csv'), [
+    // a carrier put out of service, and a successor added 61 days later with the same officer
+    row(4_000_001, { COMPANY_OFFICER_1: 'JOHN Q PUBLICOVICH', ADD_DATE: '20180101' }),
+    row(4_000_002, { COMPANY_OFFICER_1: 'john q publicovich', ADD_DATE: '20260501' }),
+    // a common name alone is no link
+    row(4_000_010, { COMPANY_OFFICER_1: 'JOHN SMITH' }),
+    row(4_000_011, { COMPANY_OFFICER_1: 'SMITH, JOHN' }),
+    // an officer key (initial and order differ) counts with a shared fax
+    row(4_000_020, { COMPANY_OFFICER_1: 'ROBERT K. ZYLSTRA', FAX: '6125550101' }),
+    row(4_000_021, { COMPANY_OFFICER_2: 'Zylstra, Robert Jr', FAX: '(612) 555-0101' }),
+    // an e-mail shared, no event: concurrent
+    row(4_000_030, { EMAIL_ADDRESS: 'ops@shared.example' }),
+    row(4_000_031, { EMAIL_ADDRESS: 'OPS@shared.example' }),
+    ...SHARED_PHONE,
+  ])
+  writeFileSync(
+    join(dir, 'p2mt-9ige.csv'),
+    'DOT_NUMBER,LEGAL_NAME,DBA_NAME,OOS_DATE,OOS_REASON,STATUS,RESCIND_DATE\n' +
+      '4000001,TEST CARRIER 4000001 LLC,,2026-03-01,IMMINENT HAZARD,ACTIVE,\n',
+  )
+  ctx = await createTestContext({ liveDir: dir })
+  key = ctx.account('starter').key()
+})
+afterAll(() => {
+  ctx.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+async function linksOf(dot: number) {
+  const res = await ctx.get(`/v1/carrier/${dot}/links`, key)
+  expect(res.status).toBe(200)
+  return LinksJson.parse(await res.json())
+}
+
+describe('link keys', () => {
+  test('officer names meet across case, punctuation, order, suffixes and initials', () => {
+    expect(officerKey('John A. Publicovich Jr.')).toBe('JOHN PUBLICOVICH')
+    expect(officerKey('PUBLICOVICH, JOHN')).toBe('JOHN PUBLICOVICH')
+    expect(officerKey('J. PUBLICOVICH')).toBeNull()
+    expect(officerKey('JOHN SMITH')).toBe('*JOHN SMITH')
+    expect(addressKey('12 North Main Street, Ste. 4', 'Hull', 'ia')).toBe(
+      addressKey('12 N MAIN ST STE 4', 'HULL', 'IA'),
+    )
+  })
+})
+
+describe('GET /v1/carrier/{dot}/links', () => {
+  test('a successor of a carrier put out of service, sharing an officer, is its predecessor', async () => {
+    const succ = await linksOf(4_000_002)
+    expect(succ.links).toEqual([
+      {
+        dot_number: '4000001',
+        legal_name: 'TEST CARRIER 4000001 LLC',
+        usdot_status: 'active',
+        shared: ['officer'],
+        relation: 'predecessor',
+        event: { kind: 'out_of_service', date: '2026-03-01' },
+        days_between: 61,
+      },
+    ])
+    const pred = await linksOf(4_000_001)
+    expect(pred.links[0]).toMatchObject({
+      dot_number: '4000002',
+      relation: 'successor',
+      event: { kind: 'out_of_service', date: '2026-03-01' },
+      days_between: 61,
+    })
+    // the record counts it, and the Trust Score weighs it
+    const res = await ctx.get('/v1/carrier/4000002', key)
+    const body = CarrierJson.parse(await res.json())
+    expect(body.identity.links).toEqual({
+      predecessors: 1,
+      predecessors_revoked_or_oos: 1,
+      concurrent: 0,
+    })
+    expect(body.trust.factors.map((f) => f.id)).toContain('linked_predecessor_revoked_or_oos')
+  })
+
+  test('a common name alone is no link; an officer key with a shared fax is', async () => {
+    expect((await linksOf(4_000_010)).links).toEqual([])
+    const z = await linksOf(4_000_020)
+    expect(z.links.map((l) => [l.dot_number, l.shared, l.relation])).toEqual([
+      ['4000021', ['officer', 'fax'], 'concurrent'],
+    ])
+    const e = await linksOf(4_000_030)
+    expect(e.links.map((l) => [l.dot_number, l.shared, l.event])).toEqual([
+      ['4000031', ['email'], null],
+    ])
+  })
+
+  test('a phone shared by 25 companies is never a link, and is counted', async () => {
+    const s = await linksOf(4_000_100)
+    expect(s.links).toEqual([])
+    expect(s.suppressed).toEqual({ phone: 1 })
+  })
+
+  test('an unknown USDOT is a 404, not billed; a known one is billed one call', async () => {
+    const before = ctx.account('starter')
+    const k = before.key()
+    const miss = await ctx.get('/v1/carrier/99999999/links', k)
+    expect(miss.status).toBe(404)
+    const hit = await ctx.get('/v1/carrier/4000002/links', k)
+    expect(hit.status).toBe(200)
+    const used = await ctx.get('/v1/usage', k)
+    const usage = (await used.json()) as { calls?: number; used?: number }
+    expect(JSON.stringify(usage)).toMatch(/"(calls|used|lookups)":1\b/)
+  })
+})
