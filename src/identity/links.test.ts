@@ -124,14 +124,53 @@ describe('GET /v1/carrier/{dot}/links', () => {
   })
 
   test('an unknown USDOT is a 404, not billed; a known one is billed one call', async () => {
-    const before = ctx.account('starter')
-    const k = before.key()
-    const miss = await ctx.get('/v1/carrier/99999999/links', k)
-    expect(miss.status).toBe(404)
-    const hit = await ctx.get('/v1/carrier/4000002/links', k)
-    expect(hit.status).toBe(200)
-    const used = await ctx.get('/v1/usage', k)
-    const usage = (await used.json()) as { calls?: number; used?: number }
-    expect(JSON.stringify(usage)).toMatch(/"(calls|used|lookups)":1\b/)
+    const used = () =>
+      ctx.deps.db.prepare('SELECT coalesce(sum(used), 0) AS n FROM usage_counters').get()
+    const before = (used() as { n: number }).n
+    const k = ctx.account('starter').key()
+    expect((await ctx.get('/v1/carrier/99999999/links', k)).status).toBe(404)
+    expect(used()).toEqual({ n: before })
+    expect((await ctx.get('/v1/carrier/4000002/links', k)).status).toBe(200)
+    expect(used()).toEqual({ n: before + 1 })
+  })
+})
+
+describe('checks and the blocked list', () => {
+  test('a blocked linked company makes a check review; a blocked phone of its own fails it', async () => {
+    const k = ctx.account('starter').key()
+    const add = await ctx.post(
+      '/v1/blocklist',
+      { type: 'usdot', value: '4000001', reason: 'went dark with a load' },
+      k,
+    )
+    expect(add.status).toBe(201)
+    const viaLink = await ctx.post('/v1/checks', { dot: 4000002 }, k)
+    expect(viaLink.status).toBe(201)
+    const linked = (await viaLink.json()) as {
+      verdict: string
+      blocklist_hits: unknown[]
+      rules: { rule_id: string; result: string }[]
+    }
+    expect(linked.blocklist_hits).toEqual([
+      expect.objectContaining({
+        type: 'usdot',
+        value: '4000001',
+        via: 'link',
+        dot_number: '4000001',
+      }),
+    ])
+    expect(linked.rules.find((r) => r.rule_id === 'no_link_on_blocked_list')?.result).toBe('review')
+    expect(linked.rules.find((r) => r.rule_id === 'not_on_blocked_list')?.result).toBe('pass')
+
+    await ctx.post('/v1/blocklist', { type: 'phone', value: '515-400-0030', reason: 'x' }, k)
+    const direct = await ctx.post('/v1/checks', { dot: 4000030 }, k)
+    const body = (await direct.json()) as {
+      verdict: string
+      blocklist_hits: { via: string }[]
+      rules: { rule_id: string; result: string }[]
+    }
+    expect(body.blocklist_hits.map((h) => h.via)).toEqual(['company'])
+    expect(body.rules.find((r) => r.rule_id === 'not_on_blocked_list')?.result).toBe('fail')
+    expect(body.verdict).toBe('fail')
   })
 })
