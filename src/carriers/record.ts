@@ -20,7 +20,13 @@ import { linkFacts, type LinkFacts } from '../identity/links.ts'
 import { identityOverTime } from './identity-over-time.ts'
 import { cachedPerView } from './record-cache.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
-import { findCensusRow, priorRevokeOf, usdotStatusOf, type CensusRow } from '../census/read.ts'
+import {
+  censusOfficers,
+  findCensusRow,
+  priorRevokeOf,
+  usdotStatusOf,
+  type CensusRow,
+} from '../census/read.ts'
 import { censusClasses, entityTypes, privateEntity } from './entity.ts'
 import { dataReasons } from './data-check.ts'
 import type { CarrierJson } from './schema.ts'
@@ -39,7 +45,11 @@ export type CompanyRecord = Omit<CarrierJson, 'meta' | 'crosscheck'> & {
    * null when the census does not know the company. Only these fields: a record crosses threads
    * (record-workers.ts) and is kept in the record cache, and the row has 147 columns.
    */
-  facts: { census: TrustCensus | null }
+  facts: {
+    census: TrustCensus | null
+    /** the census officers (COMPANY_OFFICER_1, _2) `; `-joined, for the watchlist; null when none */
+    officers: string | null
+  }
 }
 
 export interface RecordDeps {
@@ -327,7 +337,10 @@ export function recordData(
     dotNumber: dot,
     source: view.source,
     dataAsOf,
-    facts: { census: c ? trustCensusOf(c) : null },
+    facts: {
+      census: c ? trustCensusOf(c) : null,
+      officers: censusOfficers(census, dot).join('; ') || null,
+    },
     links: c ? linkFacts(view, dot) : null,
   }
 }

@@ -279,7 +279,7 @@ export function carrierRecord(edit?: (r: CompanyRecord) => void): CompanyRecord 
       sms: '2026-10-31',
       oos: '2026-11-14',
     },
-    facts: { census: censusRow() },
+    facts: { census: censusRow(), officers: null },
   }
   edit?.(r)
   return r
