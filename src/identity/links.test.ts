@@ -47,7 +47,7 @@ beforeAll(async () => {
     'DOT_NUMBER,LEGAL_NAME,DBA_NAME,OOS_DATE,OOS_REASON,STATUS,RESCIND_DATE\n' +
       '4000001,TEST CARRIER 4000001 LLC,,2026-03-01,IMMINENT HAZARD,ACTIVE,\n',
   )
-  ctx = await createTestContext({ liveDir: dir })
+  ctx = await createTestContext({ liveDir: dir, sampleDir: 'data/sample' })
   key = ctx.account('starter').key()
 })
 afterAll(() => {
@@ -172,5 +172,37 @@ describe('checks and the blocked list', () => {
     expect(body.blocklist_hits.map((h) => h.via)).toEqual(['company'])
     expect(body.rules.find((r) => r.rule_id === 'not_on_blocked_list')?.result).toBe('fail')
     expect(body.verdict).toBe('fail')
+  })
+})
+
+describe('the sample', () => {
+  test('a successor of a revoked carrier sharing an officer and a VIN; a phone of 40 suppressed; a contact changed last week', async () => {
+    const k = ctx.account('starter').key('test')
+    const res = await ctx.get('/v1/carrier/1000252/links', k)
+    expect(res.status).toBe(200)
+    const body = LinksJson.parse(await res.json())
+    expect(body.links[0]).toEqual({
+      dot_number: '1000027',
+      legal_name: 'QUICKHAUL EXPRESS INC',
+      usdot_status: expect.any(String),
+      shared: ['officer', 'vin'],
+      relation: 'predecessor',
+      event: { kind: 'revoked', date: '2025-10-15' },
+      days_between: 97,
+    })
+    const wide = LinksJson.parse(await (await ctx.get('/v1/carrier/1000200/links', k)).json())
+    expect(wide.suppressed).toMatchObject({ phone: 1 })
+    expect(wide.links.map((l) => l.shared)).not.toContainEqual(['phone'])
+    // the record of the contact changed last week, and the policy's rule on it
+    const record = CarrierJson.parse(await (await ctx.get('/v1/carrier/1000212', k)).json())
+    expect(record.identity.contact_changed_days).toBe(
+      record.identity.recent_changes.length ? 7 : null,
+    )
+    const check = await ctx.post('/v1/checks', { dot: 1000212 }, k)
+    const judged = (await check.json()) as {
+      rules: { rule_id: string; result: string; observed: Record<string, unknown> }[]
+    }
+    const rule = judged.rules.find((r) => r.rule_id === 'contact_not_changed_recently')
+    expect(rule?.observed).toHaveProperty(['identity.contact_changed_days'])
   })
 })
