@@ -11,6 +11,7 @@ import { isAbsolute, join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import Database from 'better-sqlite3'
+import { linkIndexFacts } from './link-facts.ts'
 import { writeScaleDataset } from '../tools/generate/dataset.ts'
 import { FILE_IDS, FILE_KEYS } from '../tools/generate/columns.ts'
 import { loadConfig } from '../src/config.ts'
@@ -450,6 +451,9 @@ async function main() {
     const imp = runImport(censusDir, filesDir, 'census')
     censusSeconds = imp.seconds
     log(importLine('census import', imp, 'census'))
+    const census = activeFile(censusDir, 'census')
+    if (census)
+      log(`link index: ${JSON.stringify(linkIndexFacts(new Database(census, { readonly: true })))}`)
   }
   // the equipment dataset (VINs, plates and roadside names from four safety files) beside the
   // census (live keys read the mirror only once a live census is there): its build time, phases

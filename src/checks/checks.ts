@@ -122,28 +122,15 @@ export interface CreatedCheck {
   meta: ReturnType<typeof toMetaJson>
 }
 
-/** Judges and stores a check (404 and 400 are not billed; 429 past a capped plan's quota). */
-export async function createCheck(
+/** The check's own findings beside the record: the contact given, its verification, the blocked list. */
+function screen(
   deps: Deps,
   caller: Caller,
+  record: CompanyRecord,
+  served: Pick<CompanyRecord, 'dot_number' | 'identity' | 'contact'>,
   req: CheckRequest,
-  requestId: string,
-  /** the verification `req.contact_verification_id` names (read by the route); verified only for this company */
-  named: (ContactVerificationRef & { dot_number: string }) | null = null,
-  actor: Actor = {},
-): Promise<CreatedCheck> {
-  const { record, lookup } = await resolve(deps, caller, req)
-  // the record is shaped with the usage as it stands; the call is charged below, in the same
-  // transaction that stores the check, so a call is never billed without its stored check
-  const preview = peekUsage(deps.db, caller, deps.clock())
-  const { meta: shaped, ...served } = await shapeMetered(
-    deps,
-    record,
-    preview,
-    requestId,
-    req.crosscheck,
-  )
-  const now = deps.clock()
+  named: (ContactVerificationRef & { dot_number: string }) | null,
+) {
   const contact = req.contact
   const contactCheck =
     contact && (contact.phone !== undefined || contact.email !== undefined)
@@ -171,6 +158,40 @@ export async function createCheck(
     caller.accountId,
     record,
     { contact },
+  )
+  return { contactCheck, contactVerification, blocked }
+}
+
+/** Judges and stores a check (404 and 400 are not billed; 429 past a capped plan's quota). */
+export async function createCheck(
+  deps: Deps,
+  caller: Caller,
+  req: CheckRequest,
+  requestId: string,
+  /** the verification `req.contact_verification_id` names (read by the route); verified only for this company */
+  named: (ContactVerificationRef & { dot_number: string }) | null = null,
+  actor: Actor = {},
+): Promise<CreatedCheck> {
+  const { record, lookup } = await resolve(deps, caller, req)
+  // the record is shaped with the usage as it stands; the call is charged below, in the same
+  // transaction that stores the check, so a call is never billed without its stored check
+  const preview = peekUsage(deps.db, caller, deps.clock())
+  const { meta: shaped, ...served } = await shapeMetered(
+    deps,
+    record,
+    preview,
+    requestId,
+    req.crosscheck,
+  )
+  const now = deps.clock()
+  const contact = req.contact
+  const { contactCheck, contactVerification, blocked } = screen(
+    deps,
+    caller,
+    record,
+    served,
+    req,
+    named,
   )
   const policy = effectivePolicy(deps.db, caller.accountId)
   const evaluation = evaluatePolicy(
