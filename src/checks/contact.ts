@@ -32,9 +32,9 @@ const Shared = {
     .int()
     .meta({ description: `of the first ${OTHERS_EXAMINED} examined: revoked or out of service` }),
   examined: z.number().int(),
-  suppressed: z.boolean().meta({
+  suppressed: z.boolean().optional().meta({
     description:
-      'shared by more companies than the link index counts as a link (phone or e-mail > 20): counted, not examined (docs/identity.md)',
+      'shared by more companies than the link index counts as a link (phone or e-mail > 20): counted, not examined (docs/identity.md); absent in checks made before the link index',
   }),
   others: z.array(OtherCompanyJson).meta({ description: `at most ${OTHERS_LISTED}` }),
 }
