@@ -190,7 +190,7 @@ describe('the sample', () => {
       event: { kind: 'revoked', date: '2025-10-15' },
       days_between: 97,
     })
-    const wide = LinksJson.parse(await (await ctx.get('/v1/carrier/1000200/links', k)).json())
+    const wide = LinksJson.parse(await (await ctx.get('/v1/carrier/1000300/links', k)).json())
     expect(wide.suppressed).toMatchObject({ phone: 1 })
     expect(wide.links.map((l) => l.shared)).not.toContainEqual(['phone'])
     // the record of the contact changed last week, and the policy's rule on it

@@ -19,7 +19,7 @@ export const SUCCESSOR_DOT = 1000252
 const SUCCESSOR_ADDED = day('2026-01-20')
 /** The phone 40 fillers share (a call centre's number): suppressed, never a link. */
 export const CALL_CENTRE_PHONE = '8885550140'
-export const CALL_CENTRE_DOTS = Array.from({ length: 40 }, (_, i) => 1000200 + i)
+export const CALL_CENTRE_DOTS = Array.from({ length: 40 }, (_, i) => 1000300 + i)
 
 const latest = (c: Company): Inspection | undefined =>
   c.inspections.reduce<Inspection | undefined>((a, x) => (!a || x.date > a.date ? x : a), undefined)
