@@ -10,8 +10,8 @@ const LAYERS = [
   ['db'],
   ['deps'], // the dependency bag handed to every domain function: config, app.db, datasets, clock, log
   ['ingest'],
-  ['census', 'licensing', 'safety', 'equipment', 'reviews', 'keys', 'users', 'blocklist'],
-  ['trust', 'crosscheck', 'identity'],
+  ['census', 'licensing', 'safety', 'equipment', 'reviews', 'keys', 'users'],
+  ['trust', 'crosscheck', 'identity', 'blocklist'], // blocklist: VINs by the equipment rules
   ['carriers'],
   ['compose'], // createDeps: the dependency bag with its ports (records assembled in process)
   ['search', 'sync', 'webhooks', 'checks', 'mail'],

@@ -10,6 +10,7 @@ import { isAbsolute, join } from 'node:path'
 import autocannon from 'autocannon'
 import Database from 'better-sqlite3'
 import { loadConfig } from '../src/config.ts'
+import { linkIndexFacts } from './link-facts.ts'
 import {
   args,
   censusRows,
@@ -60,6 +61,9 @@ function importData(filesDir: string) {
     const imp = runImport(censusDir, filesDir, 'census')
     censusSeconds = imp.seconds
     log(importLine('census import', imp, 'census'))
+    const census = activeFile(censusDir, 'census')
+    if (census)
+      log(`link index: ${JSON.stringify(linkIndexFacts(new Database(census, { readonly: true })))}`)
   }
   // the equipment dataset (VINs, plates and roadside names from four safety files) beside the
   // census (live keys read the mirror only once a live census is there): its build time, phases

@@ -19,6 +19,7 @@ import { bondEndpoint } from './http/routes/bond.ts'
 import { brokerEndpoint } from './http/routes/broker.ts'
 import { carrierEndpoint } from './http/routes/carrier.ts'
 import { carrierHistoryEndpoint } from './http/routes/carrier-history.ts'
+import { carrierLinksEndpoint } from './http/routes/carrier-links.ts'
 import { checksCreateEndpoint } from './http/routes/checks-create.ts'
 import { checksGetEndpoint } from './http/routes/checks-get.ts'
 import { checksListEndpoint } from './http/routes/checks-list.ts'
@@ -49,6 +50,7 @@ export const UPLOAD_LIMIT = MAX_FILE_BYTES + 64 * 1024
 const API_ENDPOINTS: readonly Endpoint[] = [
   carrierEndpoint,
   carrierHistoryEndpoint,
+  carrierLinksEndpoint,
   brokerEndpoint,
   bondEndpoint,
   verifyEndpoint,

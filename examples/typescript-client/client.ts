@@ -80,6 +80,7 @@ export async function tour(
     'getCarrierHistory',
     await api.GET('/v1/carrier/{dot}/history', { params: { path: { dot }, query: { limit: 5 } } }),
   )
+  seen('getCarrierLinks', await api.GET('/v1/carrier/{dot}/links', { params: { path: { dot } } }))
   seen('getBond', await api.GET('/v1/bond/{dot}', { params: { path: { dot } } }))
   seen(
     'verifyBatch',

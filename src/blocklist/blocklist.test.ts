@@ -43,9 +43,13 @@ describe('blocked-list values', () => {
   })
 
   test('the VIN check digit is computed by the rules (an X for a remainder of 10)', () => {
-    expect(checkVin('11111111111111111')).toEqual({ vin: '11111111111111111' })
     expect(checkVin('1M8GDM9AXKP042788')).toEqual({ vin: '1M8GDM9AXKP042788' })
     expect(checkVin('1M8GDM9A2KP042788')).toEqual({ error: expect.stringMatching(/should be X/) })
+  })
+
+  test('a placeholder VIN is refused by the equipment rules, though its check digit adds up', () => {
+    expect(checkVin('11111111111111111')).toEqual({ error: 'a placeholder, not a VIN' })
+    expect(normalizeValue('vin', '11111111111111111')).toHaveProperty('error')
   })
 })
 

@@ -1,6 +1,6 @@
 /** identity.private_entity: true, false when any file says "not private", null only when none says. */
 import { describe, expect, test } from 'vitest'
-import type { CensusRow } from '../census/census.ts'
+import type { CensusRow } from '../census/read.ts'
 import { censusRow } from '../testing/trust.ts'
 import { entityTypes, privateEntity } from './entity.ts'
 

@@ -1,5 +1,5 @@
 /** Entity type (docs/data.md, precedence): collect every role, then choose one primary value. */
-import type { CensusRow } from '../census/census.ts'
+import type { CensusRow } from '../census/read.ts'
 import type { Roles } from '../licensing/record.ts'
 import type { EntityType } from '../fields.ts'
 

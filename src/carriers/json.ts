@@ -72,6 +72,8 @@ const DATA_KEYS = [
   'equipment',
 ] as const satisfies readonly (keyof CarrierJson)[]
 type DataBlocks = Pick<CarrierJson, (typeof DATA_KEYS)[number]>
+/** The data blocks of a record's dataset part too (its identity block without the history's fields). */
+type DataBlocksLike = Omit<DataBlocks, 'identity'> & { identity: object }
 
 interface DataText {
   blocks: DataBlocks
@@ -84,7 +86,7 @@ const dataTexts = new WeakMap<object, DataText>()
 /** Serialised Trust Scores: a cached record's score is one object while its inputs hold. */
 const trustTexts = new WeakMap<object, string>()
 
-const blocksOf = (r: DataBlocks) =>
+const blocksOf = (r: DataBlocksLike) =>
   Object.fromEntries(DATA_KEYS.map((k) => [k, r[k]])) as DataBlocks
 
 /** The memo of a record's data blocks, written again unless every block is the same object. */
@@ -101,7 +103,7 @@ function dataText(json: DataBlocks): DataText {
  * A record's data blocks and the rest of it as one JSON text whose start is the blocks' text as
  * `carrierJsonText` writes it: `{blocks,rest}`. Returns it with the length of the blocks' part.
  */
-export function dataBlocksFirst<R extends DataBlocks>(r: R): { json: string; blocks: number } {
+export function dataBlocksFirst<R extends DataBlocksLike>(r: R): { json: string; blocks: number } {
   const blocks = JSON.stringify(blocksOf(r)).slice(1, -1)
   const rest = Object.fromEntries(
     Object.entries(r).filter(([k]) => !(DATA_KEYS as readonly string[]).includes(k)),
@@ -114,7 +116,7 @@ export function dataBlocksFirst<R extends DataBlocks>(r: R): { json: string; blo
  * Parses a `dataBlocksFirst` text, remembering the blocks' text for `carrierJsonText` (a record
  * assembled in a worker thread is then serialised there only once).
  */
-export function parseDataBlocksFirst<R extends DataBlocks>(json: string, blocks: number): R {
+export function parseDataBlocksFirst<R extends DataBlocksLike>(json: string, blocks: number): R {
   const r = JSON.parse(json) as R
   dataTexts.set(r.identity, { blocks: blocksOf(r), text: json.slice(1, 1 + blocks) })
   return r

@@ -42,7 +42,7 @@ test('a cached record equals the uncached assembly, on the first read and on eve
   expect(openRecords(cached.deps, caller.mode).recordNow(99_999_998)).toBeNull()
 })
 
-test("a record holds its data's keys in their order (no contacts), then trust and reviews", () => {
+test("a record holds its data's keys in their order (no link facts), then trust and reviews", () => {
   const view = uncached.deps.datasets.view('test')
   const census = view.get('census')
   if (!census) throw new Error('no sample census')
@@ -50,13 +50,21 @@ test("a record holds its data's keys in their order (no contacts), then trust an
     const data = recordData({ today: '2026-11-15' }, view, census, dot)
     if (!data) throw new Error(`no record data for ${dot}`)
     const record = openRecords(uncached.deps, callerOff.mode).recordNow(dot)
-    const { contacts: _contacts, ...blocks } = data
+    const { links: _links, ...blocks } = data
     expect(Object.keys(record ?? {}), `USDOT ${dot}`).toEqual([
       ...Object.keys(blocks),
       'trust',
       'reviews',
     ])
     expect(record).toMatchObject(blocks)
+    // the identity block: the datasets' part, then the history's and the links' fields
+    expect(Object.keys(record?.identity ?? {})).toEqual([
+      ...Object.keys(data.identity),
+      'recent_changes',
+      'contact_changed_days',
+      'history_since',
+      'links',
+    ])
   }
 })
 

@@ -15,10 +15,18 @@ import type { CrosscheckInput } from '../crosscheck/compare.ts'
 import type { TrustCensus, TrustInput } from '../trust/input.ts'
 import { computeTrust } from '../trust/score.ts'
 import type { TrustJson } from '../trust/schema.ts'
-import { contactSignals, type ContactSignals } from '../trust/signals.ts'
+import type { LinkSignals } from '../trust/signals.ts'
+import { linkFacts, type LinkFacts } from '../identity/links.ts'
+import { identityOverTime } from './identity-over-time.ts'
 import { cachedPerView } from './record-cache.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
-import { findCensusRow, priorRevokeOf, usdotStatusOf, type CensusRow } from '../census/census.ts'
+import {
+  censusOfficers,
+  findCensusRow,
+  priorRevokeOf,
+  usdotStatusOf,
+  type CensusRow,
+} from '../census/read.ts'
 import { censusClasses, entityTypes, privateEntity } from './entity.ts'
 import { dataReasons } from './data-check.ts'
 import type { CarrierJson } from './schema.ts'
@@ -38,7 +46,11 @@ export type CompanyRecord = Omit<CarrierJson, 'meta' | 'crosscheck'> & {
    * null when the census does not know the company. Only these fields: a record crosses threads
    * (record-workers.ts) and is kept in the record cache, and the row has 147 columns.
    */
-  facts: { census: TrustCensus | null }
+  facts: {
+    census: TrustCensus | null
+    /** the census officers (COMPANY_OFFICER_1, _2) `; `-joined, for the watchlist; null when none */
+    officers: string | null
+  }
 }
 
 export interface RecordDeps {
@@ -73,9 +85,11 @@ export interface RecordDeps {
  * What the dataset files say of a USDOT on a day: the record without reviews and Trust Score.
  * Plain data only (no functions, no class instances): it crosses threads (record-workers.ts).
  */
-export type RecordData = Omit<CompanyRecord, 'trust' | 'reviews'> & {
-  /** shared-contact signals of the Trust Score (census queries) */
-  contacts: ContactSignals | null
+export type RecordData = Omit<CompanyRecord, 'trust' | 'reviews' | 'identity'> & {
+  /** the identity block as the datasets give it (the history's and the links' fields come later) */
+  identity: IdentityJson
+  /** the company's links as the datasets give them (identity/links.ts), judged with the history */
+  links: LinkFacts | null
 }
 
 const OPERATION = {
@@ -186,7 +200,9 @@ export function completeRecord(
   reasons: readonly string[],
   memo = true,
 ): CompanyRecord {
-  const contacts = data.contacts
+  // the history's and the links' part of the identity block (app.db), one object while it holds
+  const over = identityOverTime(deps.db, deps.today, data)
+  const links: LinkSignals = over.signals
   // one literal of a fixed shape, keys in the order of `recordData` then trust and reviews (what
   // `{ ...data minus contacts, trust, reviews }` gave, without its two copies of every key)
   const record: CompanyRecord = {
@@ -195,7 +211,7 @@ export function completeRecord(
     legal_name: data.legal_name,
     dba_name: data.dba_name,
     entity_type: data.entity_type,
-    identity: data.identity,
+    identity: over.identity,
     contact: data.contact,
     authority: data.authority,
     insurance: data.insurance,
@@ -215,7 +231,7 @@ export function completeRecord(
       today: deps.today,
       fresh: reasons.length === 0,
       dataReasons: reasons,
-      contacts,
+      links,
     })
   if (!memo) {
     record.trust = score()
@@ -223,7 +239,7 @@ export function completeRecord(
   }
   // computeTrust is pure: a cached record's score is reused while the day, the freshness
   // verdict and the reviews block are the ones it was computed with
-  const key = `${deps.today}|${reasons.join(',')}|${JSON.stringify(record.reviews)}`
+  const key = `${deps.today}|${reasons.join(',')}|${JSON.stringify(record.reviews)}|${over.key}`
   let kept = trustMemo.get(data)
   if (kept?.key !== key) {
     kept = { key, trust: score() }
@@ -329,8 +345,11 @@ export function recordData(
     dotNumber: dot,
     source: view.source,
     dataAsOf,
-    facts: { census: c ? trustCensusOf(c) : null },
-    contacts: contactSignals(view, { dotNumber: dot, census: c }, deps.today),
+    facts: {
+      census: c ? trustCensusOf(c) : null,
+      officers: censusOfficers(census, dot).join('; ') || null,
+    },
+    links: c ? linkFacts(view, dot) : null,
   }
 }
 

@@ -9,6 +9,7 @@ import { ReviewsJson } from '../reviews/schema.ts'
 import { SafetyJson } from '../safety/schema.ts'
 import { EquipmentBlockJson } from '../equipment/schema.ts'
 import { TrustJson } from '../trust/schema.ts'
+import { IdentityHistoryJson } from '../identity/schema.ts'
 
 /** An answer's meta block; its usage fields are billing's (keys/billing.ts `UsageMetaShape`). */
 export const MetaJson = z.object({
@@ -28,7 +29,7 @@ export const CarrierJson = z.object({
   legal_name: z.string().nullable(),
   dba_name: z.string().nullable(),
   entity_type: EntityType.nullable(),
-  identity: IdentityJson,
+  identity: IdentityJson.extend(IdentityHistoryJson.shape),
   contact: ContactJson,
   authority: AuthorityJson,
   insurance: InsuranceJson,

@@ -13,7 +13,9 @@ import {
   type CensusFields,
 } from '../testing/census-fixture.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
-import { CENSUS_COLUMNS, CENSUS_ROW_COLUMNS, censusDataset, findCensusRow } from './census.ts'
+import { CENSUS_COLUMNS } from './columns.ts'
+import { CENSUS_ROW_COLUMNS, findCensusRow } from './read.ts'
+import { censusDataset } from './census.ts'
 import { pairWords } from './search-index.ts'
 
 /** The real census row of USDOT 344554 (data.transportation.gov, verified 2026-09-14). */

@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import { isoDate } from '../clock.ts'
-import { findCensusByContact, findCensusRow } from '../census/census.ts'
+import { findCensusByContact, findCensusRow } from '../census/read.ts'
+import { overCap } from '../identity/links.ts'
 import { McParam, resolveIdentifier, toDocketLookupJson, DotParam } from '../carriers/docket.ts'
 import { toMetaJson } from '../carriers/json.ts'
 import { notFoundForDot, shapeMetered } from '../carriers/lookup.ts'
@@ -18,6 +19,7 @@ import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { Caller } from '../keys/keys.ts'
 import { peekUsage, type Usage } from '../keys/usage.ts'
+import { checkBlocklist } from './blocklist-check.ts'
 import { checkContact, type ContactSources, type OtherCompanyJson } from './contact.ts'
 import { checkEquipment, type EquipmentCheckJson } from './equipment.ts'
 import { evaluatePolicy, worst } from './evaluate.ts'
@@ -81,8 +83,15 @@ function contactSources(deps: Deps, caller: Caller): ContactSources {
   const census = deps.datasets.view(caller.mode).get('census')
   const records = openRecords(deps, caller.mode)
   return {
-    companiesWith: (kind, values, limit) =>
-      census ? findCensusByContact(census, kind, values, limit) : { total: 0, dots: [] },
+    companiesWith(kind, values, limit) {
+      if (!census) return { total: 0, dots: [], suppressed: false }
+      // a value over the link index's cap is no link: counted, its companies not examined
+      const over = values.map((v) => overCap(census, kind, v))
+      const rest = values.filter((_, i) => over[i] === null)
+      const found = findCensusByContact(census, kind, rest, limit)
+      const wide = over.reduce<number>((n, c) => n + (c ?? 0), 0)
+      return { total: found.total + wide, dots: found.dots, suppressed: wide > 0 }
+    },
     statusOf(dot): OtherCompanyJson | null {
       const r = records.recordNow(dot)
       if (!r) return null
@@ -143,12 +152,13 @@ export interface CreatedCheck {
   meta: ReturnType<typeof toMetaJson>
 }
 
-/** The contact verification of the request, and the one-time-code verification it names. */
-function contactParts(
+/** The check's own findings beside the record: the contact given, its verification, the blocked list. */
+function screen(
   deps: Deps,
   caller: Caller,
+  record: CompanyRecord,
+  served: Pick<CompanyRecord, 'dot_number' | 'identity' | 'contact'>,
   req: CheckRequest,
-  served: Pick<CheckDocument['record'], 'dot_number' | 'identity' | 'contact'>,
   named: (ContactVerificationRef & { dot_number: string }) | null,
 ) {
   const contact = req.contact
@@ -173,7 +183,14 @@ function contactParts(
     verified: named.verified && named.dot_number === served.dot_number,
     verified_at: named.verified_at,
   }
-  return { contactCheck, contactVerification }
+  const blocked = checkBlocklist(
+    deps.db,
+    deps.datasets.view(caller.mode),
+    caller.accountId,
+    record,
+    { contact, vins: (req.equipment ?? []).flatMap((u) => ('vin' in u ? [u.vin] : [])) },
+  )
+  return { contactCheck, contactVerification, blocked }
 }
 
 /** Judges and stores a check (404 and 400 are not billed; 429 past a capped plan's quota). */
@@ -198,7 +215,14 @@ export async function createCheck(
     req.crosscheck,
   )
   const now = deps.clock()
-  const { contactCheck, contactVerification } = contactParts(deps, caller, req, served, named)
+  const { contactCheck, contactVerification, blocked } = screen(
+    deps,
+    caller,
+    record,
+    served,
+    req,
+    named,
+  )
   const equipmentCheck = equipmentCheckOf(deps, caller, req, record.dotNumber, now)
   const policy = effectivePolicy(deps.db, caller.accountId)
   // the check's own blocks, beside the record's, for the policy's fields
@@ -206,6 +230,7 @@ export async function createCheck(
     contact_check: contactCheck,
     contact_verification: contactVerification,
     equipment_check: equipmentCheck,
+    blocklist_check: blocked.summary,
   }
   const evaluation = evaluatePolicy(policy.document, { ...served, ...own }, isoDate(now))
   const sources = dataSources(deps, caller.mode, record.dotNumber)
@@ -249,6 +274,7 @@ export async function createCheck(
     contact_check: contactCheck,
     contact_verification: contactVerification,
     equipment_check: equipmentCheck,
+    blocklist_hits: blocked.hits,
     lookup,
     record: record_,
     data_sources: sources,

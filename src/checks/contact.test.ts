@@ -22,7 +22,7 @@ function sources(byValue: Record<string, number[]>): ContactSources {
   return {
     companiesWith(_kind, values, limit) {
       const dots = [...new Set(values.flatMap((v) => byValue[v] ?? []))].sort()
-      return { total: dots.length, dots: dots.slice(0, limit) }
+      return { total: dots.length, dots: dots.slice(0, limit), suppressed: false }
     },
     statusOf: (dot) => ({
       dot_number: String(dot),

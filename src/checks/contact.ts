@@ -32,6 +32,10 @@ const Shared = {
     .int()
     .meta({ description: `of the first ${OTHERS_EXAMINED} examined: revoked or out of service` }),
   examined: z.number().int(),
+  suppressed: z.boolean().optional().meta({
+    description:
+      'shared by more companies than the link index counts as a link (phone or e-mail > 20): counted, not examined (docs/identity.md); absent in checks made before the link index',
+  }),
   others: z.array(OtherCompanyJson).meta({ description: `at most ${OTHERS_LISTED}` }),
 }
 
@@ -101,7 +105,7 @@ export interface ContactSources {
     kind: 'phone' | 'email',
     values: readonly string[],
     limit: number,
-  ): { total: number; dots: number[] }
+  ): { total: number; dots: number[]; suppressed: boolean }
   /** the status of another company, or null when it cannot be read */
   statusOf(dot: number): OtherCompanyJson | null
 }
@@ -139,7 +143,7 @@ function others(
   self: string,
 ): Pick<
   PhoneCheckJson,
-  'other_companies' | 'other_companies_revoked_or_oos' | 'examined' | 'others'
+  'other_companies' | 'other_companies_revoked_or_oos' | 'examined' | 'suppressed' | 'others'
 > {
   const found = src.companiesWith(kind, values, OTHERS_EXAMINED + 1)
   const dots = found.dots.filter((d) => String(d) !== self).slice(0, OTHERS_EXAMINED)
@@ -153,6 +157,7 @@ function others(
     other_companies: Math.max(0, found.total - (selfIncluded ? 1 : 0)),
     other_companies_revoked_or_oos: bad.length,
     examined: statuses.length,
+    suppressed: found.suppressed,
     // the revoked and out-of-service ones first: they are the reason to look
     others: [...bad, ...statuses.filter((s) => !s.revoked && !s.out_of_service)].slice(
       0,
@@ -164,7 +169,13 @@ function others(
 export function checkPhone(given: string, onFile: OnFile, src: ContactSources): PhoneCheckJson {
   const normalized = normalizePhone(given, onFile.country)
   const fileE164 = onFile.phone ? normalizePhone(onFile.phone, onFile.country) : null
-  const none = { other_companies: 0, other_companies_revoked_or_oos: 0, examined: 0, others: [] }
+  const none = {
+    other_companies: 0,
+    other_companies_revoked_or_oos: 0,
+    examined: 0,
+    suppressed: false,
+    others: [],
+  }
   return {
     given,
     normalized,
@@ -274,7 +285,13 @@ export function checkEmail(given: string, onFile: OnFile, src: ContactSources): 
     domain && fileDomain && !free
       ? lookalike(domain, fileDomain)
       : { lookalike: null, reason: null }
-  const none = { other_companies: 0, other_companies_revoked_or_oos: 0, examined: 0, others: [] }
+  const none = {
+    other_companies: 0,
+    other_companies_revoked_or_oos: 0,
+    examined: 0,
+    suppressed: false,
+    others: [],
+  }
   return {
     given,
     normalized,

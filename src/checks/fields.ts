@@ -4,6 +4,7 @@
  * known at once. A policy naming any other path is refused with the closest known path suggested.
  */
 import { z } from 'zod'
+import { BlocklistCheckJson } from './blocklist-check.ts'
 import { ContactCheckJson } from './contact.ts'
 import { EquipmentCheckJson } from './equipment.ts'
 import type { PolicyDocument } from './policy-schema.ts'
@@ -30,6 +31,7 @@ function knownPaths() {
       ...pathsOf(CheckedRecordJson, '', []),
       ...pathsOf(ContactCheckJson, 'contact_check', []),
       ...pathsOf(EquipmentCheckJson, 'equipment_check', []),
+      ...pathsOf(BlocklistCheckJson, 'blocklist_check', []),
     ]
     return {
       exact: new Set(all.filter((p) => !p.endsWith('.*'))),

@@ -337,5 +337,35 @@ export const BUNDLED_POLICY: PolicyDocument = {
       reason:
         'a driver of this carrier was cited for operating a CMV without a valid CDL in the last 24 months (49 CFR 383.23(a)(2), 391.11(b)(5))',
     },
+    {
+      id: 'not_on_blocked_list',
+      description:
+        "Neither the company, the contact given nor its equipment is on the account's blocked list",
+      require: { field: 'blocklist_check.direct_hits', op: 'eq', value: 0 },
+      otherwise: 'fail',
+      missing: 'pass',
+      missing_pass_acknowledged: true,
+      reason: "The company, the contact given or its equipment is on the account's blocked list",
+    },
+    {
+      id: 'no_link_on_blocked_list',
+      description: "No company linked to this one is on the account's blocked list",
+      require: { field: 'blocklist_check.link_hits', op: 'eq', value: 0 },
+      otherwise: 'review',
+      missing: 'pass',
+      missing_pass_acknowledged: true,
+      reason:
+        "A company linked to this one (shared officer, phone, fax, e-mail, address or VIN) is on the account's blocked list",
+    },
+    {
+      id: 'contact_not_changed_recently',
+      description: 'The phone and e-mail on file did not change within the last 30 days',
+      require: { field: 'identity.contact_changed_days', op: 'gt', value: 30 },
+      otherwise: 'review',
+      missing: 'pass',
+      missing_pass_acknowledged: true,
+      reason:
+        'The phone or e-mail on file changed within the last 30 days: confirm the contact through a channel you already trust',
+    },
   ],
 }

@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { DocketLookupJson } from '../carriers/docket.ts'
 import { CarrierJson, MetaJson } from '../carriers/schema.ts'
+import { BlocklistHitJson } from './blocklist-check.ts'
 import { ContactCheckJson } from './contact.ts'
 import { EquipmentCheckJson, EquipmentRequest } from './equipment.ts'
 import { Outcome, PolicyDocument } from './policy-schema.ts'
@@ -158,6 +159,10 @@ export const CheckDocument = z.object({
   contact_verification: ContactVerificationRef.nullable().optional(),
   /** absent in checks stored before equipment checks; null when no unit was asked about */
   equipment_check: EquipmentCheckJson.nullable().optional(),
+  blocklist_hits: z.array(BlocklistHitJson).optional().meta({
+    description:
+      "the account's blocked-list entries this check hit: the company, the contact given, its equipment or a linked company (absent in checks made before the blocked list)",
+  }),
   lookup: DocketLookupJson.nullable(),
   record: CheckedRecordJson,
   data_sources: z.array(DataSourceJson).optional(),

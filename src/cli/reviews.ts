@@ -1,7 +1,7 @@
 /** `carrier-verify reviews …`: verified reviews and external review aggregates (the record's reviews block). */
 import { readFileSync } from 'node:fs'
 import { z } from 'zod'
-import { findCensusRow } from '../census/census.ts'
+import { findCensusRow } from '../census/read.ts'
 import { isoDate } from '../clock.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'

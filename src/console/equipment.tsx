@@ -7,7 +7,7 @@
 import type { Hono } from 'hono'
 import { HOUR, isoDate } from '../clock.ts'
 import { isoToDay } from '../dates.ts'
-import { findCensusRow } from '../census/census.ts'
+import { findCensusRow } from '../census/read.ts'
 import type { Deps } from '../deps.ts'
 import { SHARED_WIDELY_ABOVE } from '../equipment/equipment.ts'
 import { sightingsOf, type Sightings } from '../equipment/read.ts'

@@ -501,6 +501,10 @@ async function buildEquipment(ctx: BuildContext): Promise<void> {
         .join(','),
     }))
       meta.run(k, v)
+    // the link index's VIN links read a carrier's VINs (identity/links.ts)
+    ctx.timed('vin_carriers_by_dot', () =>
+      ctx.db.exec('CREATE INDEX vin_carriers_by_dot ON vin_carriers (dot, vin)'),
+    )
   } finally {
     try {
       if (ctx.db.open) ctx.db.exec('DETACH DATABASE scratch')

@@ -188,6 +188,15 @@ const CALLS: Call[] = [
     ['free', 429, '1000002/history'],
   ]),
   ...api('/api/v1/carrier/{dot}/history', '/api/v1/carrier/9000001/history', [['sandbox', 200]]),
+  ...api('/v1/carrier/{dot}/links', '/v1/carrier/', [
+    ['starter', 200, '1000002/links'],
+    ['starter', 400, 'abc/links'],
+    [null, 401, '1000002/links'],
+    ['suspended', 402, '1000002/links'],
+    ['starter', 404, '99999999/links'],
+    ['free', 429, '1000002/links'],
+  ]),
+  ...api('/api/v1/carrier/{dot}/links', '/api/v1/carrier/9000001/links', [['sandbox', 200]]),
 
   ...api('/v1/broker/{mc}', '/v1/broker/MC-100002', [
     ['starter', 200],
@@ -296,6 +305,7 @@ for (const [op, url] of [
   ['/v1/broker/{mc}', '/v1/broker/MC-100002'],
   ['/v1/bond/{dot}', '/v1/bond/1000002'],
   ['/v1/carrier/{dot}/history', '/v1/carrier/1000002/history'],
+  ['/v1/carrier/{dot}/links', '/v1/carrier/1000002/links'],
   ['/v1/search', '/v1/search?q=test'],
   ['/v1/equipment/{vin}', '/v1/equipment/1FUJGLDR0CLBP1234'],
   ['/v1/equipment', '/v1/equipment?plate=P123456&state=IL'],

@@ -3,7 +3,8 @@
  * `companies` and `identity_digests`), built from a census CSV with the build's own row parser:
  * the sample's bundled previous census (history.ts) and the comparison bench.
  */
-import { CENSUS_COLUMNS, COMPANY_COLUMNS, censusInsertRow } from '../census/census.ts'
+import { CENSUS_COLUMNS } from '../census/columns.ts'
+import { COMPANY_COLUMNS, censusInsertRow } from '../census/row.ts'
 import { openSqlite } from '../db/open.ts'
 import { readCsv } from '../ingest/csv.ts'
 

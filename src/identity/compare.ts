@@ -6,7 +6,7 @@
  */
 import { openSqlite } from '../db/open.ts'
 import { phoneDisplay } from '../ingest/normalize.ts'
-import { usdotStatusOf } from '../census/census.ts'
+import { usdotStatusOf } from '../census/read.ts'
 
 /** The fields the history follows, in the order a company's changes are listed. */
 export const HISTORY_FIELDS = [

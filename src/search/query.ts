@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto'
 import type Database from 'better-sqlite3'
 import { z } from 'zod'
-import { findCensusRow, usdotStatusOf, type CensusRow } from '../census/census.ts'
+import { findCensusRow, usdotStatusOf, type CensusRow } from '../census/read.ts'
 import { censusEntityType } from '../census/entity.ts'
 import { fold } from '../census/search-index.ts'
 import { UsdotStatus } from '../census/schema.ts'

@@ -1,6 +1,6 @@
 /** Writes census files in the real 147-column format for tests. */
 import { writeFileSync } from 'node:fs'
-import { CENSUS_COLUMNS } from '../census/census.ts'
+import { CENSUS_COLUMNS } from '../census/columns.ts'
 
 export type CensusFields = Partial<Record<(typeof CENSUS_COLUMNS)[number], string>>
 

@@ -3,7 +3,7 @@
  * every block filled, edited in place by the test. Dates are relative to TODAY.
  */
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust } from '../carriers/blocks.ts'
-import type { CensusRow } from '../census/census.ts'
+import type { CensusRow } from '../census/read.ts'
 import { trustInputOf, type CompanyRecord } from '../carriers/record.ts'
 import { daysBefore } from '../dates.ts'
 import type { BasicJson } from '../safety/schema.ts'
@@ -27,7 +27,7 @@ export const trustInput = (r: CompanyRecord): TrustInput => trustInputOf(r)
 export const trustContext = (over: Partial<TrustContext> = {}): TrustContext => ({
   today: TODAY,
   fresh: true,
-  contacts: null,
+  links: null,
   ...over,
 })
 
@@ -174,6 +174,10 @@ export function carrierRecord(edit?: (r: CompanyRecord) => void): CompanyRecord 
       out_of_service_date: null,
       out_of_service_reason: null,
       country: 'US',
+      recent_changes: [],
+      contact_changed_days: null,
+      history_since: null,
+      links: { predecessors: 0, predecessors_revoked_or_oos: 0, concurrent: 0 },
     },
     contact: {
       phone: '+17125550100',
@@ -292,7 +296,7 @@ export function carrierRecord(edit?: (r: CompanyRecord) => void): CompanyRecord 
       sms: '2026-10-31',
       oos: '2026-11-14',
     },
-    facts: { census: censusRow() },
+    facts: { census: censusRow(), officers: null },
   }
   edit?.(r)
   return r

@@ -16,7 +16,8 @@ import {
   priorRevokedUsdot,
   recentRevocations,
   runsTrucks,
-  type ContactSignals,
+  type LinkedSignal,
+  type LinkSignals,
 } from './signals.ts'
 
 // --- authority & compliance ------------------------------------------------------------------
@@ -31,7 +32,7 @@ const PENDING_REASON = {
 const PAUSED =
   'as FMCSA paused inactivations after its 2026 registration letters came back undeliverable'
 
-export function authorityFactors(c: Ctx, contacts: ContactSignals | null): void {
+export function authorityFactors(c: Ctx, links: LinkSignals | null): void {
   const { record: r, today } = c
   const a = r.authority
   const lic = licensingDataset(r)
@@ -152,56 +153,64 @@ export function authorityFactors(c: Ctx, contacts: ContactSignals | null): void 
       evidence(r, 'census', 'identity.prior_revoke', prior.dot ?? true),
     )
 
-  if (contacts) contactFactors(c, contacts)
+  if (links) linkFactors(c, links)
 }
 
-function contactFactors(c: Ctx, s: ContactSignals): void {
+const listed = (links: readonly LinkedSignal[]) =>
+  `${links.length === 1 ? 'USDOT' : 'USDOTs'} ${links
+    .slice(0, 5)
+    .map((l) => l.dot)
+    .join(', ')}${links.length > 5 ? ` and ${links.length - 5} more` : ''}`
+
+/**
+ * The link factors (replacing the shared-contact counts of earlier versions): a predecessor
+ * revoked or put out of service within the time gate weighs most (a chameleon's pattern), an
+ * inactive predecessor less, and concurrent links to revoked or out-of-service companies, or
+ * many concurrent links, a little.
+ */
+function linkFactors(c: Ctx, s: LinkSignals): void {
   const r = c.record
-  const shown = {
-    phone: r.contact.phone,
-    email: r.contact.email,
-    address: r.contact.physical_address
-      ? [
-          r.contact.physical_address.street,
-          r.contact.physical_address.city,
-          r.contact.physical_address.state,
-        ]
-          .filter(Boolean)
-          .join(', ')
-      : null,
-  }
-  const field = {
-    phone: 'contact.phone',
-    email: 'contact.email',
-    address: 'contact.physical_address',
-  }
-  const sorted = [...s.shared].sort((a, b) => a.kind.localeCompare(b.kind))
-  for (const sh of sorted) {
-    const others = sh.companies - 1
-    const bands = sh.kind === 'address' ? T.sharedAddress : T.sharedPhoneEmail
-    const band = bands.find(([min]) => others >= min)
-    if (!band) continue
+  const bad = (l: LinkedSignal) => l.event === 'revoked' || l.event === 'out_of_service'
+  const hardPred = s.predecessors.filter(bad)
+  const softPred = s.predecessors.filter((l) => !bad(l))
+  if (hardPred.length > 0)
     factor(
       c,
-      `shared_${sh.kind}`,
+      'linked_predecessor_revoked_or_oos',
+      'authority',
+      T.linkPredecessorRevoked,
+      `Shares ${hardPred[0]?.shared.join(' and ')} with ${listed(hardPred)}, revoked or put out of service within 365 days before this company was added`,
+      evidence(r, 'census', 'identity.links.predecessors_revoked_or_oos', hardPred.length),
+    )
+  if (softPred.length > 0)
+    factor(
+      c,
+      'linked_predecessor_inactive',
+      'authority',
+      T.linkPredecessorInactive,
+      `Shares ${softPred[0]?.shared.join(' and ')} with ${listed(softPred)}, made inactive within 365 days before this company was added`,
+      evidence(r, 'census', 'identity.links.predecessors', s.predecessors.length),
+    )
+  const badConcurrent = s.concurrent.filter(bad)
+  if (badConcurrent.length > 0)
+    factor(
+      c,
+      'linked_to_revoked_or_oos',
+      'authority',
+      T.linkConcurrentRevoked,
+      `Shares contact details, officers or trucks with ${listed(badConcurrent)}, revoked or out of service`,
+      evidence(r, 'census', 'identity.links.concurrent', s.concurrent.length),
+    )
+  const band = T.linkConcurrentBands.find(([min]) => s.concurrent.length >= min)
+  if (band)
+    factor(
+      c,
+      'many_links',
       'authority',
       band[1],
-      `${sh.kind === 'address' ? 'Physical address' : sh.kind === 'phone' ? 'Phone' : 'Email'} shared with ${plural(others, 'other USDOT number')}`,
-      evidence(r, 'census', field[sh.kind], shown[sh.kind] ?? sh.value),
+      `Linked to ${plural(s.concurrent.length, 'other USDOT number')} by shared contact details, officers or trucks`,
+      evidence(r, 'census', 'identity.links.concurrent', s.concurrent.length),
     )
-  }
-  const first = s.revoked[0]
-  if (first) {
-    const dots = s.revoked.map((x) => x.dot)
-    factor(
-      c,
-      'contact_shared_with_revoked',
-      'authority',
-      T.sharedWithRevoked,
-      `${first.via === 'phone' ? 'Phone' : 'Email'} also used by ${dots.length === 1 ? 'USDOT' : 'USDOTs'} ${dots.join(', ')}, whose authority was revoked or suspended in the last 3 years`,
-      evidence(r, 'census', `contact.${first.via}`, shown[first.via] ?? null),
-    )
-  }
 }
 
 // --- insurance & bond ------------------------------------------------------------------------
@@ -331,113 +340,9 @@ export function safetyFactors(c: Ctx): void {
     evidence(r, 'census', 'safety.safety_rating', s.safety_rating),
   )
 
-  const kinds = [
-    ['driver', s.driver_inspections, s.driver_oos_rate, s.driver_oos_rate_national_average],
-    ['vehicle', s.vehicle_inspections, s.vehicle_oos_rate, s.vehicle_oos_rate_national_average],
-    ['hazmat', s.hazmat_inspections, s.hazmat_oos_rate, s.hazmat_oos_rate_national_average],
-  ] as const
-  for (const [kind, inspections, rate, avgOnFile] of kinds) {
-    const id = `${kind}_oos_rate`
-    const field = `safety.${kind}_oos_rate`
-    if (inspections === null) {
-      if (kind !== 'hazmat' && r.dataAsOf.sms)
-        factor(
-          c,
-          id,
-          'safety',
-          0,
-          `No ${kind} inspection data: neutral`,
-          evidence(r, 'sms', `safety.${kind}_inspections`, null),
-        )
-      continue
-    }
-    if (kind === 'hazmat' && inspections === 0) continue
-    if (inspections < T.minInspections || rate === null) {
-      factor(
-        c,
-        id,
-        'safety',
-        0,
-        inspections === 0
-          ? `No ${kind} inspections in 24 months: neutral`
-          : `Only ${plural(inspections, `${kind} inspection`)} in 24 months (fewer than ${T.minInspections}): too few to judge, neutral`,
-        evidence(r, 'sms', `safety.${kind}_inspections`, inspections),
-      )
-      continue
-    }
-    const avg = avgOnFile ?? T.nationalAverages[kind]
-    const ratio = avg > 0 ? rate / avg : rate > 0 ? Infinity : 0
-    const band = T.oosBands.find(([max]) => ratio <= max) ?? [Infinity, -6]
-    const how =
-      band[1] > 0
-        ? 'well below'
-        : band[1] === 0
-          ? 'in line with'
-          : ratio > 2
-            ? 'more than twice'
-            : 'above'
-    factor(
-      c,
-      id,
-      'safety',
-      band[1],
-      `${kind[0]?.toUpperCase()}${kind.slice(1)} out-of-service rate ${rate}% over ${plural(inspections, 'inspection')} is ${how} the national average ${avg}%`,
-      evidence(r, 'sms', field, rate),
-    )
-  }
-
-  const crashes = s.crash_total
-  const units = r.fleet.power_units
-  if (crashes !== null && units !== null && units > 0) {
-    if (units < T.crashMinPowerUnits && crashes < T.crashMinCrashes) {
-      if (crashes > 0)
-        factor(
-          c,
-          'crash_rate',
-          'safety',
-          0,
-          `${plural(crashes, 'crash', 'crashes')} in 24 months with ${plural(units, 'power unit')}: fleet too small to judge a rate, neutral`,
-          evidence(r, 'sms', 'safety.crash_total', crashes),
-        )
-    } else {
-      const rate = crashes / units
-      const band = T.crashBands.find(([max]) => rate <= max) ?? [Infinity, -6]
-      factor(
-        c,
-        'crash_rate',
-        'safety',
-        band[1],
-        crashes === 0
-          ? `No reportable crashes in 24 months (${plural(units, 'power unit')})`
-          : `${plural(crashes, 'crash', 'crashes')} in 24 months for ${plural(units, 'power unit')} (${rate.toFixed(2)} per unit)`,
-        evidence(r, 'sms', 'safety.crash_total', crashes),
-      )
-    }
-  }
-
-  const basics = [...s.basics].sort((a, b) => a.code.localeCompare(b.code))
-  const alerts = basics.filter((b) => b.public && b.alert === true)
-  alerts.forEach((b, n) =>
-    factor(
-      c,
-      `basic_alert_${b.code}`,
-      'safety',
-      n < T.basicAlertMaxCounted ? T.basicAlert : 0,
-      `${b.name} BASIC alert${b.percentile !== null ? ` (percentile ${b.percentile})` : ''}${n < T.basicAlertMaxCounted ? '' : ' (counted in the alerts above)'}`,
-      evidence(r, 'sms', `safety.basics.${b.code}.alert`, true),
-    ),
-  )
-  const acute = basics.filter((b) => b.acute_critical === true)
-  acute.forEach((b, n) =>
-    factor(
-      c,
-      `acute_critical_${b.code}`,
-      'safety',
-      n < T.acuteCriticalMaxCounted ? T.acuteCritical : 0,
-      `Acute or critical ${b.name} violation found in an investigation in the last 12 months`,
-      evidence(r, 'sms', `safety.basics.${b.code}.acute_critical`, true),
-    ),
-  )
+  oosRateFactors(c)
+  crashFactors(c)
+  basicFactors(c)
 }
 
 // --- reviews ---------------------------------------------------------------------------------
@@ -501,5 +406,128 @@ export function reviewFactors(c: Ctx): void {
     band[1],
     `External rating ${avg} over ${plural(total, 'review')} (${names})`,
     evidence(r, 'reviews', 'reviews.external.overall_rating', avg),
+  )
+}
+
+/** The driver, vehicle and hazmat out-of-service rates against the national averages. */
+function oosRateFactors(c: Ctx): void {
+  const { record: r } = c
+  const s = r.safety
+  const kinds = [
+    ['driver', s.driver_inspections, s.driver_oos_rate, s.driver_oos_rate_national_average],
+    ['vehicle', s.vehicle_inspections, s.vehicle_oos_rate, s.vehicle_oos_rate_national_average],
+    ['hazmat', s.hazmat_inspections, s.hazmat_oos_rate, s.hazmat_oos_rate_national_average],
+  ] as const
+  for (const [kind, inspections, rate, avgOnFile] of kinds) {
+    const id = `${kind}_oos_rate`
+    const field = `safety.${kind}_oos_rate`
+    if (inspections === null) {
+      if (kind !== 'hazmat' && r.dataAsOf.sms)
+        factor(
+          c,
+          id,
+          'safety',
+          0,
+          `No ${kind} inspection data: neutral`,
+          evidence(r, 'sms', `safety.${kind}_inspections`, null),
+        )
+      continue
+    }
+    if (kind === 'hazmat' && inspections === 0) continue
+    if (inspections < T.minInspections || rate === null) {
+      factor(
+        c,
+        id,
+        'safety',
+        0,
+        inspections === 0
+          ? `No ${kind} inspections in 24 months: neutral`
+          : `Only ${plural(inspections, `${kind} inspection`)} in 24 months (fewer than ${T.minInspections}): too few to judge, neutral`,
+        evidence(r, 'sms', `safety.${kind}_inspections`, inspections),
+      )
+      continue
+    }
+    const avg = avgOnFile ?? T.nationalAverages[kind]
+    const ratio = avg > 0 ? rate / avg : rate > 0 ? Infinity : 0
+    const band = T.oosBands.find(([max]) => ratio <= max) ?? [Infinity, -6]
+    const how =
+      band[1] > 0
+        ? 'well below'
+        : band[1] === 0
+          ? 'in line with'
+          : ratio > 2
+            ? 'more than twice'
+            : 'above'
+    factor(
+      c,
+      id,
+      'safety',
+      band[1],
+      `${kind[0]?.toUpperCase()}${kind.slice(1)} out-of-service rate ${rate}% over ${plural(inspections, 'inspection')} is ${how} the national average ${avg}%`,
+      evidence(r, 'sms', field, rate),
+    )
+  }
+}
+
+/** Reportable crashes per power unit (a fleet too small is neutral). */
+function crashFactors(c: Ctx): void {
+  const { record: r } = c
+  const s = r.safety
+  const crashes = s.crash_total
+  const units = r.fleet.power_units
+  if (crashes !== null && units !== null && units > 0) {
+    if (units < T.crashMinPowerUnits && crashes < T.crashMinCrashes) {
+      if (crashes > 0)
+        factor(
+          c,
+          'crash_rate',
+          'safety',
+          0,
+          `${plural(crashes, 'crash', 'crashes')} in 24 months with ${plural(units, 'power unit')}: fleet too small to judge a rate, neutral`,
+          evidence(r, 'sms', 'safety.crash_total', crashes),
+        )
+    } else {
+      const rate = crashes / units
+      const band = T.crashBands.find(([max]) => rate <= max) ?? [Infinity, -6]
+      factor(
+        c,
+        'crash_rate',
+        'safety',
+        band[1],
+        crashes === 0
+          ? `No reportable crashes in 24 months (${plural(units, 'power unit')})`
+          : `${plural(crashes, 'crash', 'crashes')} in 24 months for ${plural(units, 'power unit')} (${rate.toFixed(2)} per unit)`,
+        evidence(r, 'sms', 'safety.crash_total', crashes),
+      )
+    }
+  }
+}
+
+/** BASIC alerts and acute or critical violations. */
+function basicFactors(c: Ctx): void {
+  const { record: r } = c
+  const s = r.safety
+  const basics = [...s.basics].sort((a, b) => a.code.localeCompare(b.code))
+  const alerts = basics.filter((b) => b.public && b.alert === true)
+  alerts.forEach((b, n) =>
+    factor(
+      c,
+      `basic_alert_${b.code}`,
+      'safety',
+      n < T.basicAlertMaxCounted ? T.basicAlert : 0,
+      `${b.name} BASIC alert${b.percentile !== null ? ` (percentile ${b.percentile})` : ''}${n < T.basicAlertMaxCounted ? '' : ' (counted in the alerts above)'}`,
+      evidence(r, 'sms', `safety.basics.${b.code}.alert`, true),
+    ),
+  )
+  const acute = basics.filter((b) => b.acute_critical === true)
+  acute.forEach((b, n) =>
+    factor(
+      c,
+      `acute_critical_${b.code}`,
+      'safety',
+      n < T.acuteCriticalMaxCounted ? T.acuteCritical : 0,
+      `Acute or critical ${b.name} violation found in an investigation in the last 12 months`,
+      evidence(r, 'sms', `safety.basics.${b.code}.acute_critical`, true),
+    ),
   )
 }

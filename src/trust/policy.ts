@@ -77,12 +77,16 @@ export const T = {
   /** 0: information only (about 400,000 of 2.2 M Motus launch letters came back, 2026) */
   undeliverable: 0,
   priorRevoked: -6,
-  sharedPhoneEmail: [
-    [10, -5],
-    [3, -2],
+  /** a linked predecessor revoked or out of service within the time gate (identity/links.ts) */
+  linkPredecessorRevoked: -10,
+  linkPredecessorInactive: -4,
+  /** concurrent links to revoked or out-of-service companies */
+  linkConcurrentRevoked: -4,
+  /** many concurrent links (other companies sharing contact details, officers or trucks) */
+  linkConcurrentBands: [
+    [10, -4],
+    [3, -1],
   ] as const,
-  sharedAddress: [[10, -2]] as const,
-  sharedWithRevoked: -6,
   bipdMeets: 3,
   bipdBelow: -10,
   bondOnFile: 3,

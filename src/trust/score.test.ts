@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest'
 import { GATES, gradeOf } from './policy.ts'
 import { TrustJson } from './schema.ts'
 import { computeTrust, TRUST_VERSION, type TrustContext } from './score.ts'
-import { reviewsAsOf, type ContactSignals } from './signals.ts'
+import { reviewsAsOf, type LinkedSignal, type LinkSignals } from './signals.ts'
 import {
   basics,
   brokerRecord,
@@ -48,12 +48,14 @@ const withReviews = (r: CompanyRecord, stars: number[]) => {
     count: stars.length,
   }
 }
-const contacts = (over: Partial<ContactSignals>): ContactSignals => ({
-  shared: [],
-  revoked: [],
-  checked: 0,
+const links = (over: Partial<LinkSignals>): LinkSignals => ({
+  predecessors: [],
+  successors: [],
+  concurrent: [],
   ...over,
 })
+const linked = (n: number, event: string | null = null): LinkedSignal[] =>
+  Array.from({ length: n }, (_, i) => ({ dot: String(7654321 + i), shared: ['phone'], event }))
 const revoke = (r: CompanyRecord) => {
   r.authority.common_authority = 'I'
   r.authority.allowed_to_operate = 'N'
@@ -474,46 +476,47 @@ const CASES: Case[] = [
     verified: false,
   },
   {
-    name: 'contact details shared with many other USDOTs',
+    name: 'linked to many other USDOTs',
     record: () => carrierRecord(),
-    ctx: {
-      contacts: contacts({
-        shared: [
-          { kind: 'phone', value: '7125550100', companies: 13 },
-          { kind: 'email', value: 'ops@acme.example', companies: 5 },
-          { kind: 'address', value: '805 ELM ST|HULL|IA', companies: 12 },
-        ],
-      }),
-    },
-    score: 77,
-    factors: { shared_phone: -5, shared_email: -2, shared_address: -2 },
+    ctx: { links: links({ concurrent: linked(12) }) },
+    score: 82,
+    factors: { many_links: -4 },
   },
   {
-    name: 'a phone shared with one or two others is normal',
+    name: 'one or two links are normal',
     record: () => carrierRecord(),
-    ctx: {
-      contacts: contacts({
-        shared: [
-          { kind: 'phone', value: '7125550100', companies: 3 },
-          { kind: 'address', value: '805 ELM ST|HULL|IA', companies: 9 },
-        ],
-      }),
-    },
+    ctx: { links: links({ concurrent: linked(2) }) },
     score: 86,
-    absent: ['shared_phone', 'shared_address'],
+    absent: ['many_links', 'linked_to_revoked_or_oos'],
   },
   {
-    name: 'a phone shared with a revoked company',
+    name: 'linked to a revoked company',
     record: () => carrierRecord(),
-    ctx: {
-      contacts: contacts({
-        shared: [{ kind: 'phone', value: '7125550100', companies: 2 }],
-        revoked: [{ dot: 7654321, via: 'phone' }],
-        checked: 1,
-      }),
-    },
-    score: 80,
-    factors: { contact_shared_with_revoked: -6 },
+    ctx: { links: links({ concurrent: linked(1, 'revoked') }) },
+    score: 82,
+    factors: { linked_to_revoked_or_oos: -4 },
+  },
+  {
+    name: 'a predecessor revoked within the time gate (a chameleon pattern)',
+    record: () => carrierRecord(),
+    ctx: { links: links({ predecessors: linked(1, 'revoked') }) },
+    score: 76,
+    factors: { linked_predecessor_revoked_or_oos: -10 },
+  },
+  {
+    name: 'an inactive predecessor',
+    record: () => carrierRecord(),
+    ctx: { links: links({ predecessors: linked(1, 'inactive') }) },
+    score: 82,
+    factors: { linked_predecessor_inactive: -4 },
+    absent: ['linked_predecessor_revoked_or_oos'],
+  },
+  {
+    name: 'a successor weighs nothing on this company',
+    record: () => carrierRecord(),
+    ctx: { links: links({ successors: linked(1, 'revoked') }) },
+    score: 86,
+    absent: ['linked_predecessor_revoked_or_oos', 'linked_to_revoked_or_oos'],
   },
   // --- the examples of docs/trust-score.md §5 not covered above
   {
@@ -533,20 +536,12 @@ const CASES: Case[] = [
     verified: true,
   },
   {
-    name: 'docs example 8: a fraud-mill pattern with a revoked sharer',
+    name: 'docs example 8: a fraud-mill pattern with a revoked predecessor',
     record: () => carrierRecord(),
     ctx: {
-      contacts: contacts({
-        shared: [
-          { kind: 'phone', value: '7125550100', companies: 13 },
-          { kind: 'email', value: 'ops@acme.example', companies: 5 },
-          { kind: 'address', value: '805 ELM ST|HULL|IA', companies: 12 },
-        ],
-        revoked: [{ dot: 7654321, via: 'phone' }],
-        checked: 10,
-      }),
+      links: links({ predecessors: linked(1, 'revoked'), concurrent: linked(12) }),
     },
-    score: 71,
+    score: 72,
     grade: 'B',
   },
   // --- insurance & bond
@@ -903,12 +898,7 @@ describe('computeTrust', () => {
         ]
       })
     const ctx = trustContext({
-      contacts: contacts({
-        shared: [
-          { kind: 'email', value: 'x', companies: 4 },
-          { kind: 'phone', value: 'y', companies: 20 },
-        ],
-      }),
+      links: links({ predecessors: linked(2, 'revoked'), concurrent: linked(4) }),
     })
     const first = score(build(), ctx)
     expect(score(build(), ctx)).toEqual(first)
@@ -919,7 +909,10 @@ describe('computeTrust', () => {
     shuffled.safety.basics.reverse()
     shuffled.reviews.external.reverse()
     const ctx2 = trustContext({
-      contacts: contacts({ shared: [...(ctx.contacts?.shared ?? [])].reverse() }),
+      links: links({
+        predecessors: [...(ctx.links?.predecessors ?? [])],
+        concurrent: [...(ctx.links?.concurrent ?? [])],
+      }),
     })
     expect(score(shuffled, ctx2)).toEqual(first)
 

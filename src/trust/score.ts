@@ -2,7 +2,7 @@
  * Trust Score (published in docs/trust-score.md): a pure, versioned, explainable
  * 0–100 score. Each component starts at a neutral base and factors move it within its weight;
  * hard gates cap the total. Missing, unrated or small-sample data is neutral. The only input
- * besides the TrustInput (input.ts) is `ctx` (today, freshness, shared-contact counts), so the same data always
+ * besides the TrustInput (input.ts) is `ctx` (today, freshness, the company's links), so the same data always
  * gives the same score.
  */
 import { authorityFactors, insuranceFactors, reviewFactors, safetyFactors } from './components.ts'
@@ -11,10 +11,10 @@ import { gates } from './gates.ts'
 import type { TrustInput } from './input.ts'
 import { COMPONENTS, gradeOf, weightsFor } from './policy.ts'
 import type { TrustJson } from './schema.ts'
-import { modeOf, type ContactSignals } from './signals.ts'
+import { modeOf, type LinkSignals } from './signals.ts'
 
 /** Bumped whenever a weight, threshold, gate or point value changes (policy.ts). */
-export const TRUST_VERSION = '2026.11-3'
+export const TRUST_VERSION = '2026.12-1'
 
 export interface TrustContext {
   /** YYYY-MM-DD of the computation: every age is measured against it */
@@ -27,8 +27,8 @@ export interface TrustContext {
    * reason makes `trust_verified` false. `fresh: false` without a reason reads as `data_stale`.
    */
   dataReasons?: readonly string[]
-  /** shared-contact signals from `contactSignals()` (record assembly); absent = neutral */
-  contacts?: ContactSignals | null
+  /** the company's judged links (record assembly, identity/links.ts); absent = neutral */
+  links?: LinkSignals | null
 }
 
 // --- the score -------------------------------------------------------------------------------
@@ -40,7 +40,7 @@ export interface TrustContext {
 export function computeTrust(record: TrustInput, ctx: TrustContext): TrustJson {
   const mode = modeOf(record)
   const c: Ctx = { record, today: ctx.today, mode, factors: [], gates: [] }
-  authorityFactors(c, ctx.contacts ?? null)
+  authorityFactors(c, ctx.links ?? null)
   insuranceFactors(c)
   safetyFactors(c)
   reviewFactors(c)

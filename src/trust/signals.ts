@@ -1,10 +1,9 @@
 /**
  * Risk and fraud signals for the Trust Score (docs/trust-score.md), read from its TrustInput (input.ts):
  * what is true about a company and which dataset, field and value says so. The
- * policy (points, caps, weights) lives in policy.ts. Everything here is pure except
- * `contactSignals`, which runs a few bounded, indexed queries during record assembly.
+ * policy (points, caps, weights) lives in policy.ts. Everything here is pure: the links are read
+ * during record assembly (identity/links.ts) and given to the score.
  */
-import type { ActiveDataset, DataView } from '../db/datasets.ts'
 import { daysBefore, daysBetween } from '../dates.ts'
 import type { TrustAuthority, TrustFiling, TrustInput, TrustReviews } from './input.ts'
 
@@ -199,134 +198,20 @@ export function priorRevokedUsdot(record: TrustInput): { dot: string | null } | 
 }
 
 // ---------------------------------------------------------------------------------------------
-// Shared contact details (the only signal that needs dataset queries)
+// Links (the link index: identity/links.ts, judged by its time gate)
 
-export type ContactKind = 'phone' | 'email' | 'address'
-
-export interface SharedContact {
-  kind: ContactKind
-  /** the census value the count is keyed by (digits, lower-case email, STREET|CITY|ST) */
-  value: string
-  /** census companies with this value, this one included */
-  companies: number
+/** A linked company as the Trust Score sees it. */
+export interface LinkedSignal {
+  dot: string
+  /** what the two share: officer, phone, fax, email, address, vin */
+  shared: readonly string[]
+  /** the linked company's event: revoked, out_of_service, inactive; null when none */
+  event: string | null
 }
 
-export interface RevokedSharer {
-  dot: number
-  via: 'phone' | 'email'
-}
-
-export interface ContactSignals {
-  /** contact values at least one other USDOT also uses */
-  shared: SharedContact[]
-  /**
-   * other USDOTs with the same phone or email whose authority was involuntarily revoked or
-   * suspended within REVOKED_SHARER_WINDOW_DAYS, lowest first
-   */
-  revoked: RevokedSharer[]
-  /** how many sharers were checked (at most SHARER_SCAN_LIMIT per shared phone or email) */
-  checked: number
-}
-
-/** Other companies read per shared phone or email. */
-export const SHARER_SCAN_LIMIT = 50
-/** A sharer's revocation counts when it took effect this many days before today, or fewer. */
-export const REVOKED_SHARER_WINDOW_DAYS = 3 * 365
-
-/**
- * USDOTs among `dots` with an involuntary revocation or suspension effective in [since, today],
- * from one licensing dataset file (`dot_dockets` + `revocations`, src/licensing/tables.ts): one
- * indexed statement for the whole list. A file without those tables answers nothing.
- */
-function revokedAmong(
-  ds: ActiveDataset,
-  dots: readonly number[],
-  since: string,
-  today: string,
-): number[] {
-  try {
-    return (
-      ds.stmt(REVOKED_SQL).all(JSON.stringify(dots), since, today) as { dot_number: number }[]
-    ).map((r) => r.dot_number)
-  } catch {
-    return [] // an older dataset file without the shared licensing tables
-  }
-}
-
-// CROSS JOIN fixes the join order (SQLite never reorders it): the list of sharers drives the
-// lookups (dot_dockets by primary key, then revocations by revocations_docket)
-const REVOKED_SQL = `SELECT DISTINCT d.dot_number FROM json_each(?) j
-  CROSS JOIN dot_dockets d ON d.dot_number = j.value
-  CROSS JOIN revocations r ON r.prefix = d.prefix AND r.number = d.number
-  WHERE coalesce(r.effective_date, r.serve_date) BETWEEN ? AND ?
-    AND coalesce(r.type_desc, '') NOT LIKE 'VOLUNTARY%'`
-
-/** How many census companies share the phone, email and address (`shared_contacts`), in one statement. */
-const SHARED_SQL = ['phone', 'email', 'address']
-  .map(
-    (k) =>
-      `SELECT '${k}' AS kind, companies FROM shared_contacts WHERE kind = '${k}' AND value = ?`,
-  )
-  .join(' UNION ALL ')
-
-/** The `shared_contacts` address key: SQLite upper() (ASCII only) of street|city|state. */
-export function addressKey(street: string, city: string | null, state: string | null): string {
-  const up = (s: string) => s.replace(/[a-z]/g, (ch) => ch.toUpperCase())
-  return `${up(street)}|${up(city ?? '')}|${state ?? ''}`
-}
-
-/**
- * Shared-contact signals for the company's census contact details: counts from the census build's
- * `shared_contacts` table (one statement); when a phone or email is shared, up to
- * SHARER_SCAN_LIMIT other companies each (by index), checked for recent revocations with one
- * statement per licensing dataset. Null when the company has no census row (neutral).
- */
-export function contactSignals(
-  view: DataView,
-  record: Pick<TrustInput, 'dotNumber' | 'census'>,
-  today: string,
-): ContactSignals | null {
-  const census = view.get('census')
-  const c = record.census
-  if (!census || !c) return null
-  // one statement for the three probes (a NULL value matches nothing)
-  const values: Record<ContactKind, string | null> = {
-    phone: c.phone,
-    email: c.email,
-    address: c.phy_street ? addressKey(c.phy_street, c.phy_city, c.phy_state) : null,
-  }
-  const counts = census.stmt(SHARED_SQL).all(values.phone, values.email, values.address) as {
-    kind: ContactKind
-    companies: number
-  }[]
-  const shared: SharedContact[] = []
-  for (const kind of ['phone', 'email', 'address'] as const) {
-    const value = values[kind]
-    const companies = counts.find((r) => r.kind === kind)?.companies ?? 1
-    if (value !== null && companies > 1) shared.push({ kind, value, companies })
-  }
-  const sharers = new Map<number, 'phone' | 'email'>()
-  for (const s of shared) {
-    if (s.kind === 'address') continue
-    const rows = census
-      .stmt(
-        `SELECT dot_number FROM companies WHERE ${s.kind} = ? AND dot_number <> ?
-         ORDER BY dot_number LIMIT ${SHARER_SCAN_LIMIT}`,
-      )
-      .all(s.value, record.dotNumber) as { dot_number: number }[]
-    for (const r of rows) if (!sharers.has(r.dot_number)) sharers.set(r.dot_number, s.kind)
-  }
-  const dots = [...sharers.keys()]
-  const found = new Set<number>()
-  if (dots.length > 0) {
-    const since = daysBefore(today, REVOKED_SHARER_WINDOW_DAYS)
-    for (const name of ['motus', 'legacy'] as const) {
-      const ds = view.get(name)
-      if (ds) for (const dot of revokedAmong(ds, dots, since, today)) found.add(dot)
-    }
-  }
-  const revoked = [...found]
-    .sort((a, b) => a - b)
-    .map((dot) => ({ dot, via: sharers.get(dot) ?? 'phone' }))
-  return { shared, revoked, checked: dots.length }
+/** The company's links, by their relation (record assembly maps them from `identity.links`). */
+export interface LinkSignals {
+  predecessors: LinkedSignal[]
+  successors: LinkedSignal[]
+  concurrent: LinkedSignal[]
 }

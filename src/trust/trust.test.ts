@@ -3,15 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { findCensusRow } from '../census/census.ts'
 import { CarrierJson } from '../carriers/schema.ts'
 import { addReview, reviewInput } from '../reviews/reviews.ts'
 import { carrierRow, writeCensus } from '../testing/census-fixture.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import { LICENSING_FIXTURES } from '../testing/fmcsa-server.ts'
 import { TRUST_VERSION } from './score.ts'
-import { addressKey, contactSignals, SHARER_SCAN_LIMIT } from './signals.ts'
-import { carrierRecord, daysAgo, TODAY, trustInput } from '../testing/trust.ts'
+import { daysAgo, TODAY } from '../testing/trust.ts'
 
 const compact = (d: string) => d.replaceAll('-', '')
 let ctx: TestContext
@@ -89,14 +87,18 @@ describe('Trust Score in the record', () => {
     })
   })
 
-  test('a phone and email shared by 13 companies count against each of them', async () => {
-    const { trust, points } = await trustOf(3_000_105)
-    expect(points.get('shared_phone')).toBe(-5)
-    expect(points.get('shared_email')).toBe(-5)
-    expect(trust.factors.find((f) => f.id === 'shared_phone')?.reason).toBe(
-      'Phone shared with 12 other USDOT numbers',
+  test('a phone and email shared by 13 companies: 12 links count against each of them', async () => {
+    const { trust, points, body } = await trustOf(3_000_105)
+    expect(points.get('many_links')).toBe(-4)
+    expect(trust.factors.find((f) => f.id === 'many_links')?.reason).toBe(
+      'Linked to 12 other USDOT numbers by shared contact details, officers or trucks',
     )
-    expect(trust.trust_score).toBe(74)
+    expect(body.identity.links).toEqual({
+      predecessors: 0,
+      predecessors_revoked_or_oos: 0,
+      concurrent: 12,
+    })
+    expect(trust.trust_score).toBe(80)
   })
 
   test('an inactive USDOT is capped at 10', async () => {
@@ -144,51 +146,6 @@ describe('Trust Score in the record', () => {
       value: 4.67,
       as_of: TODAY,
     })
-  })
-})
-
-describe('contactSignals', () => {
-  test('counts shared contacts from the census build and scans sharers by index, bounded', () => {
-    const view = ctx.deps.datasets.view('live')
-    const census = view.get('census')
-    expect(census).not.toBeNull()
-    if (!census) return
-    const c = findCensusRow(census, 3_000_105)
-    const record = carrierRecord((r) => {
-      r.dotNumber = 3_000_105
-      r.facts.census = c
-    })
-    expect(contactSignals(view, trustInput(record), TODAY)).toEqual({
-      shared: [
-        { kind: 'phone', value: '8005550199', companies: 13 },
-        { kind: 'email', value: 'dispatch@mill.example', companies: 13 },
-      ],
-      revoked: [],
-      checked: 12,
-    })
-    const plan = census.db
-      .prepare(
-        `EXPLAIN QUERY PLAN SELECT dot_number FROM companies WHERE phone = ?
-         AND dot_number <> ? ORDER BY dot_number LIMIT ${SHARER_SCAN_LIMIT}`,
-      )
-      .all('8005550199', 1) as { detail: string }[]
-    expect(plan.map((p) => p.detail).join(' ')).toMatch(/USING (COVERING )?INDEX companies_phone/)
-    // nothing shared: no sharer scan at all
-    const alone = carrierRecord((r) => (r.facts.census = findCensusRow(census, 3_000_001)))
-    expect(contactSignals(view, trustInput(alone), TODAY)).toEqual({
-      shared: [],
-      revoked: [],
-      checked: 0,
-    })
-    // no census row (a licensing-only company): neutral
-    expect(
-      contactSignals(view, trustInput(carrierRecord((r) => (r.facts.census = null))), TODAY),
-    ).toBeNull()
-  })
-
-  test('the address key matches the census build (SQLite upper() is ASCII-only)', () => {
-    expect(addressKey('12 Rue Café', 'Montréal', 'QC')).toBe('12 RUE CAFé|MONTRéAL|QC')
-    expect(addressKey('1 MAIN', null, null)).toBe('1 MAIN||')
   })
 })
 
@@ -249,27 +206,17 @@ describe('Trust Score on the licensing fixtures (legacy L&I + Motus through the 
     expect(pending.t.trust_score).toBe(20)
   })
 
-  test('a phone shared with a company suspended this year', async () => {
+  test('a phone shared with a company suspended this year: a link to a revoked company', async () => {
     // the fixture census gives every company the same phone; 1000009 was suspended 2026-09-01
-    const view = lic.deps.datasets.view('live')
-    const census = view.get('census')
-    const row = census ? findCensusRow(census, 1000001) : null
-    const record = carrierRecord((r) => {
-      r.dotNumber = 1000001
-      r.facts.census = row
-    })
-    expect(contactSignals(view, trustInput(record), TODAY)?.revoked).toEqual([
-      { dot: 1000009, via: 'phone' },
-    ])
     const { f } = await trust(1000001)
-    expect(f('contact_shared_with_revoked')).toMatchObject({
-      points: -6,
-      reason:
-        'Phone also used by USDOT 1000009, whose authority was revoked or suspended in the last 3 years',
-      evidence: { dataset: 'census', field: 'contact.phone' },
+    expect(f('linked_to_revoked_or_oos')).toMatchObject({
+      points: -4,
+      evidence: { dataset: 'census', field: 'identity.links.concurrent' },
     })
-    // the suspended company itself is not its own sharer
-    expect((await trust(1000009)).f('contact_shared_with_revoked')).toBeUndefined()
+    expect(f('linked_to_revoked_or_oos')?.reason).toMatch(/USDOTs? .*1000009/)
+    // the suspended company is not linked to itself
+    const own = await trust(1000009)
+    expect(own.f('linked_to_revoked_or_oos')?.reason ?? '').not.toMatch(/1000009/)
   })
 
   test('a freight forwarder with active FF authority is allowed to operate and not gated', async () => {

@@ -78,7 +78,14 @@ describe('carrier.changed', () => {
     const results = await importDir(
       { ...pipelineDeps(ctx.deps), onActivated: watchOnActivation(ctx.deps) },
       census(join(root, 'v2'), {
-        [WATCHED]: { STATUS_CODE: 'I', SAFETY_RATING: 'C', SAFETY_RATING_DATE: '20261101' },
+        [WATCHED]: {
+          STATUS_CODE: 'I',
+          SAFETY_RATING: 'C',
+          SAFETY_RATING_DATE: '20261101',
+          PHONE: '5155550000',
+          EMAIL_ADDRESS: 'dispatch@new-owner.example',
+          COMPANY_OFFICER_1: 'JANE ROE',
+        },
       }),
       { channel: 'live', trigger: 'test', signal: AbortSignal.timeout(30_000) },
     )
@@ -99,8 +106,17 @@ describe('carrier.changed', () => {
         { field: 'authority.status', previous: 'ACTIVE', current: 'INACTIVE' },
         { field: 'safety.safety_rating', previous: 'Satisfactory', current: 'Conditional' },
         { field: 'safety.safety_rating_date', previous: '2006-01-03', current: '2026-11-01' },
+        // identity: the phone, e-mail and officer rewritten
+        { field: 'contact.phone', previous: '+17124392831', current: '+15155550000' },
+        {
+          field: 'contact.email',
+          previous: 'ops1000001@example.com',
+          current: 'dispatch@new-owner.example',
+        },
+        { field: 'officers', previous: null, current: 'JANE ROE' },
       ]),
     )
+    expect(data.changes.map((c) => c.field)).not.toContain('identity.links.predecessors')
     expect(data.changes.map((c) => c.field)).not.toContain('insurance.bipd_on_file')
 
     // the same versions again: nothing new

@@ -1,5 +1,6 @@
 /**
  * carrier.changed: after a live dataset activation, compares the watched facts of every watched
+ * (authority, insurance, safety, and identity: phone, e-mail, officers, address, predecessors)
  * USDOT with its snapshot from the previous comparison and enqueues one event per (account, USDOT)
  * with `changes: [{field, previous, current}]`. The first sight of a USDOT only records a snapshot.
  */
@@ -99,6 +100,25 @@ export const WATCHED_FIELDS: readonly WatchedField[] = [
     field: 'identity.out_of_service_date',
     sources: SAFETY,
     get: (r) => r.identity.out_of_service_date,
+  },
+  // identity: the contact details, officers and address an impersonator rewrites, and a new
+  // predecessor by the link index's time gate (docs/identity.md)
+  { field: 'contact.phone', sources: ['census'], get: (r) => r.contact.phone },
+  { field: 'contact.email', sources: ['census'], get: (r) => r.contact.email },
+  {
+    field: 'contact.physical_address',
+    sources: ['census'],
+    get: (r) => {
+      const a = r.contact.physical_address
+      return a ? [a.street, a.city, a.state, a.zip].filter(Boolean).join(', ') : null
+    },
+  },
+  /** COMPANY_OFFICER_1 and _2 of the census, `; `-joined */
+  { field: 'officers', sources: ['census'], get: (r) => r.facts.officers },
+  {
+    field: 'identity.links.predecessors',
+    sources: ['census'],
+    get: (r) => r.identity.links.predecessors,
   },
   { field: 'safety.safety_rating', sources: ['census'], get: (r) => r.safety.safety_rating },
   {

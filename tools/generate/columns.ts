@@ -2,7 +2,7 @@
  * File names (Socrata dataset ids) and column lists of every FMCSA format the generator writes
  * (FMCSA's file layouts, docs/data.md). These are a contract: importers and tests depend on them.
  */
-import { CENSUS_COLUMNS } from '../../src/census/census.ts'
+import { CENSUS_COLUMNS } from '../../src/census/columns.ts'
 
 const cols = (s: string): readonly string[] => Object.freeze(s.trim().split(/\s+/))
 

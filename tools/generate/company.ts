@@ -11,20 +11,18 @@
 import * as V from './vocab.ts'
 import { daysBetween, type GenContext, type Kind, layerRng, pad, type Profile } from './context.ts'
 import { yearOf } from './dates.ts'
-import { bipdRequiredFor, type DocketOptions, eventDay, makeDocket } from './docket.ts'
 import {
   type Address,
   AS_OF,
-  type Authority,
   type CargoKind,
   type Company,
-  type Docket,
   LEGACY_FREEZE,
   type UnitCounts,
 } from './model.ts'
+import { randomDockets } from './company-dockets.ts'
 import { companyName, personName, randomAddress, slug } from './names.ts'
 import { scaleNames } from './names-scale.ts'
-import { poisson, Rng, weights, type WeightTable } from './prng.ts'
+import { Rng, weights, type WeightTable } from './prng.ts'
 
 const KIND_WEIGHTS: Record<Profile, WeightTable<Kind>> = {
   // data/sample fillers: mostly for-hire carriers, per the sample spec
@@ -176,6 +174,17 @@ const NOUNS_BY_KIND: Record<Kind, readonly string[]> = {
   new: V.CARRIER_NOUNS,
 }
 
+/** An address's own fields (a generated one carries its area code besides). */
+const addressOf = (a: Address): Address => ({
+  street: a.street,
+  city: a.city,
+  state: a.state,
+  zip: a.zip,
+  country: a.country,
+  county: a.county,
+  colonia: a.colonia,
+})
+
 /** Builds the core layer of a random company (dockets and authority events included). */
 export function randomCore(
   ctx: GenContext,
@@ -206,136 +215,18 @@ export function randomCore(
   const hazmat = wasCarrier && !passenger && !hhg && rng.chance(0.07)
   const cargoKind: CargoKind = passenger ? 'passenger' : hhg ? 'hhg' : 'property'
 
-  // name
-  const nouns = passenger ? V.PASSENGER_NOUNS : NOUNS_BY_KIND[kind]
-  let legalName: string
-  let dbaName = ''
-  const soleProp =
-    (kind === 'carrier' || kind === 'intrastate' || kind === 'inactive') && rng.chance(0.15)
-  if (soleProp) {
-    legalName = personName(rng)
-    if (rng.chance(0.6))
-      dbaName = `${legalName.split(' ').at(-1) ?? ''} ${rng.pick(V.CARRIER_NOUNS)}`
-  } else {
-    legalName = companyName(rng, nouns)
-    if (rng.chance(0.04)) legalName = legalName.replace(/ (LLC|INC|CORP|CO|LTD)$/, ', $1')
-    if (rng.chance(0.003)) legalName = `"${rng.pick(V.SURNAMES).slice(0, 1)}" ${legalName}`
-    if (rng.chance(0.12)) dbaName = `${rng.pick(V.NAME_WORDS)} ${rng.pick(nouns)}`
-  }
-  // full scale: a realistic vocabulary (own stream: the other fields stay as they were)
-  if (profile === 'scale')
-    ({ legalName, dbaName } = scaleNames(ctx, dot, nouns, soleProp, dbaName !== ''))
-
-  // addresses and contact
-  const phy = randomAddress(rng, country)
-  const mail: Address = rng.chance(0.8)
-    ? { ...phy }
-    : {
-        ...phy,
-        street: `PO BOX ${rng.int(1, 99999)}`,
-        zip: phy.zip.slice(0, phy.country === 'US' ? 5 : 7),
-      }
-  const exchange = rng.int(200, 999)
-  const phone =
-    profile === 'sample'
-      ? `${phy.area}${exchange}${pad(dot % 10_000, 4)}`
-      : `${phy.area}${exchange}${rng.digits(4)}`
-  const fax = rng.chance(0.35) ? `${phy.area}${rng.int(200, 999)}${rng.digits(4)}` : ''
-  const cell = rng.chance(0.3) ? `${phy.area}${rng.int(200, 999)}${rng.digits(4)}` : ''
-  let email = ''
-  if (rng.chance(0.75)) {
-    const local = rng.pick(['dispatch', 'info', 'office', 'safety', 'accounting', 'ops', 'admin'])
-    email =
-      profile === 'scale'
-        ? `${local}@${legalName
-            .toLowerCase()
-            .replace(/[^a-z0-9]+/g, '')
-            .slice(0, 24)}${dot}.example`
-        : `${local}@${slug(legalName)}.example`
-    if (rng.chance(0.5)) email = email.toUpperCase()
-  }
-
-  // fleet
-  let pu = 0
-  let fleet = { own: {} as UnitCounts, trm: {} as UnitCounts, trp: {} as UnitCounts }
-  if (wasCarrier || kind === 'private') {
-    pu = randomPowerUnits(rng, profile)
-    if (kind === 'inactive' && rng.chance(0.5)) pu = 0
-    const kinds: (keyof UnitCounts)[] = passenger
-      ? ['COACH', 'COACH', 'BUS_16', 'VAN_9_15', 'LIMO_1_8']
-      : rng.chance(0.55)
-        ? ['TRACT']
-        : rng.chance(0.5)
-          ? ['TRUCK']
-          : ['TRUCK', 'TRACT']
-    fleet = splitFleet(rng, pu, kinds)
-  }
-  const drivers = pu === 0 ? 0 : pu + rng.int(0, Math.ceil(pu * 0.3))
-  const operation: Company['operation'] =
-    kind === 'intrastate'
-      ? hazmat
-        ? 'B'
-        : rng.chance(0.45)
-          ? 'A'
-          : 'C'
-      : kind === 'private'
-        ? rng.chance(0.75)
-          ? 'A'
-          : 'C'
-        : 'A'
+  const { legalName, dbaName, soleProp } = randomName(ctx, rng, dot, kind, passenger)
+  const { phy, mail, phone, fax, cell, email } = randomContact(
+    rng,
+    profile,
+    dot,
+    country,
+    legalName,
+  )
+  const traits = { kind, wasCarrier, passenger, hhg, hazmat }
+  const { pu, fleet, drivers, operation, classdef, cargo } = randomFleet(rng, profile, traits)
   const interstate = operation === 'A'
-
-  const classdef: string[] =
-    kind === 'private'
-      ? rng.chance(0.15)
-        ? ['PRIVATE PROPERTY', 'OTHER-FARMER']
-        : ['PRIVATE PROPERTY']
-      : kind === 'broker' || kind === 'forwarder' || !wasCarrier
-        ? []
-        : kind === 'intrastate' && rng.chance(0.3)
-          ? ['EXEMPT FOR HIRE']
-          : passenger && rng.chance(0.2)
-            ? ['AUTHORIZED FOR HIRE', 'PRIVATE PASSENGER (BUSINESS)']
-            : ['AUTHORIZED FOR HIRE']
-
-  const cargo: string[] = []
-  if (passenger) cargo.push('PASSENGERS')
-  else if (hhg) cargo.push('HOUSEHOLD')
-  else if (pu > 0) {
-    const n = rng.int(1, 4)
-    for (let i = 0; i < n; i++) {
-      const c =
-        kind === 'private'
-          ? rng.pick(['FARMSUPP', 'BLDGMAT', 'CONSTRUCT', 'PRODUCE', 'GRAINFEED'])
-          : rng.pick(PROPERTY_CARGO)
-      if (!cargo.includes(c)) cargo.push(c)
-    }
-    if (hazmat && !cargo.includes('CHEM')) cargo.push('CHEM')
-  }
-
-  // rating
-  const ratingRoll = rng.next()
-  const ratedShare = profile === 'sample' ? 1 : 0.6
-  const ratingCode =
-    pu > 0 && ratingRoll < 0.1 * ratedShare
-      ? 'S'
-      : pu > 0 && ratingRoll < 0.125 * ratedShare
-        ? 'C'
-        : pu > 0 && ratingRoll < 0.13 * ratedShare
-          ? 'U'
-          : null
-  let rating: Company['rating'] = null
-  if (ratingCode) {
-    const reviewDate = daysBetween(rng, Math.max(addDate + 200, AS_OF - 365 * 15), AS_OF - 30)
-    rating = {
-      code: ratingCode,
-      reviewDate,
-      date: reviewDate + rng.int(3, 25),
-      reviewType: rng.pick(['C', 'C', 'S', 'R']),
-      reviewId: String(rng.int(100_000, 999_999)),
-    }
-  }
-
+  const { ratingCode, rating } = randomRating(rng, profile, pu, addDate)
   // MCS-150: most updated in the last two years, some stale
   const mcs150Date =
     kind === 'new'
@@ -347,128 +238,8 @@ export function randomCore(
 
   const status: Company['status'] = kind === 'inactive' ? 'I' : 'A'
 
-  // dockets and authority timelines
-  const dockets: Docket[] = []
-  let motus = false
-  const hasDocket =
-    kind === 'carrier' ||
-    kind === 'broker' ||
-    kind === 'dual' ||
-    kind === 'forwarder' ||
-    kind === 'new' ||
-    (kind === 'inactive' && rng.chance(0.8))
-  if (hasDocket) {
-    ctx.nextDocket += rng.int(1, 3)
-    const number = ctx.nextDocket
-    const prefix: Docket['prefix'] = kind === 'forwarder' ? 'FF' : country === 'MX' ? 'MX' : 'MC'
-    const kinds: Authority['kind'][] =
-      kind === 'broker' || (kind === 'inactive' && !wasCarrier)
-        ? ['broker']
-        : kind === 'dual'
-          ? ['common', 'broker']
-          : kind === 'forwarder'
-            ? ['common']
-            : rng.chance(0.25)
-              ? ['common', 'contract']
-              : ['common']
-    const bipdRequired =
-      kinds.some((k) => k !== 'broker') && kind !== 'forwarder'
-        ? bipdRequiredFor(cargoKind, hazmat, (fleet.own.COACH ?? 0) + (fleet.own.BUS_16 ?? 0) > 0)
-        : 0
-    if (kind === 'new') {
-      const applied = addDate + rng.int(1, 10)
-      const pending = rng.chance(0.3) || applied + 40 >= AS_OF
-      dockets.push(
-        makeDocket({
-          prefix,
-          number,
-          kinds,
-          cargo: cargoKind,
-          applied,
-          granted: applied + rng.int(28, 40),
-          pending,
-          bipdRequired,
-        }),
-      )
-      motus = true
-    } else {
-      const applied = addDate + rng.int(5, 60)
-      const granted = applied + rng.int(25, 90)
-      const cycles: NonNullable<DocketOptions['cycles']>[number][] = []
-      if (rng.chance(0.1) && granted < LEGACY_FREEZE - 400) {
-        const serve = daysBetween(rng, granted + 200, LEGACY_FREEZE - 120)
-        cycles.push({ serve, effective: serve + 30, reinstated: serve + 30 + rng.int(5, 90) })
-      }
-      // revocation proceedings dismissed because insurance was restored in time (legacy AuthHist rows)
-      const discontinued: { serve: number; decided: number }[] = []
-      const lastLegacyDay = LEGACY_FREEZE - 60
-      for (let n = poisson(rng, (Math.max(0, lastLegacyDay - granted) / 365) * 0.2); n > 0; n--) {
-        const serve = daysBetween(rng, granted + 60, lastLegacyDay)
-        discontinued.push({ serve, decided: serve + rng.int(10, 30) })
-      }
-      let revoked: DocketOptions['revoked']
-      if (kind === 'inactive') {
-        // most inactive authorities lasted a few years
-        const start = (cycles.at(-1)?.reinstated ?? granted) + 60
-        const serve = Math.max(
-          start,
-          Math.min(LEGACY_FREEZE - 40, start + Math.round(-Math.log(1 - rng.next()) * 365 * 3)),
-        )
-        const voluntary = rng.chance(0.3)
-        revoked = { serve, effective: voluntary ? serve : serve + 30, voluntary }
-      } else {
-        // an active docket holder: a quarter has a transaction since the freeze (Motus rows)
-        motus = rng.chance(0.2)
-        if (motus && rng.chance(0.12)) {
-          const serve = daysBetween(rng, LEGACY_FREEZE + 5, AS_OF - 10)
-          const suspension = rng.chance(0.2)
-          revoked = { serve, effective: serve + 30, voluntary: false, suspension }
-        }
-      }
-      const docket = makeDocket({
-        prefix,
-        number,
-        kinds,
-        cargo: cargoKind,
-        applied,
-        granted,
-        cycles,
-        revoked,
-        bipdRequired,
-      })
-      if (discontinued.length > 0) {
-        const first = docket.authorities[0] as Authority
-        const end = revoked ? revoked.serve : Infinity
-        for (const x of discontinued)
-          if (x.decided < end)
-            first.events.push({ kind: 'discontinued', serve: x.serve, decided: x.decided })
-        first.events.sort((a, b) => eventDay(a) - eventDay(b))
-      }
-      dockets.push(docket)
-      // a few carriers also hold an older docket, voluntarily revoked long ago
-      if (
-        (kind === 'carrier' || kind === 'inactive') &&
-        rng.chance(0.05) &&
-        granted > addDate + 400
-      ) {
-        ctx.nextDocket += rng.int(1, 3)
-        const oldGrant = addDate + rng.int(20, 100)
-        const serve = daysBetween(rng, oldGrant + 100, Math.min(granted, LEGACY_FREEZE - 10))
-        dockets.push(
-          makeDocket({
-            prefix: 'MC',
-            number: ctx.nextDocket,
-            kinds: ['common'],
-            cargo: cargoKind,
-            granted: oldGrant,
-            revoked: { serve, effective: serve, voluntary: true },
-            bipdRequired,
-          }),
-        )
-      }
-    }
-  }
-
+  const where = { country, cargoKind, fleet, addDate }
+  const { dockets, motus } = randomDockets(ctx, rng, { ...traits, ...where })
   const privateOnly = kind === 'private'
   const carrierLike =
     kind === 'carrier' ||
@@ -505,24 +276,8 @@ export function randomCore(
     officer2: rng.chance(0.4) ? personName(rng) : '',
     businessOrgId: businessOrg[0] as string,
     businessOrgDesc: businessOrg[1] as string,
-    phy: {
-      street: phy.street,
-      city: phy.city,
-      state: phy.state,
-      zip: phy.zip,
-      country: phy.country,
-      county: phy.county,
-      colonia: phy.colonia,
-    },
-    mail: {
-      street: mail.street,
-      city: mail.city,
-      state: mail.state,
-      zip: mail.zip,
-      country: mail.country,
-      county: mail.county,
-      colonia: mail.colonia,
-    },
+    phy: addressOf(phy),
+    mail: addressOf(mail),
     undeliverablePhy: rng.chance(0.01),
     mailUndeliverableDate: null,
     own: fleet.own,
@@ -551,4 +306,161 @@ export function randomCore(
     acuteCritical:
       ratingCode === 'U' || (ratingCode === 'C' && rng.chance(0.5)) ? { VEH_MAINT: true } : {},
   }
+}
+
+/** The company's legal and DBA names (a sole proprietor is named after a person). */
+function randomName(ctx: GenContext, rng: Rng, dot: number, kind: Kind, passenger: boolean) {
+  const profile = ctx.profile
+  const nouns = passenger ? V.PASSENGER_NOUNS : NOUNS_BY_KIND[kind]
+  let legalName: string
+  let dbaName = ''
+  const soleProp =
+    (kind === 'carrier' || kind === 'intrastate' || kind === 'inactive') && rng.chance(0.15)
+  if (soleProp) {
+    legalName = personName(rng)
+    if (rng.chance(0.6))
+      dbaName = `${legalName.split(' ').at(-1) ?? ''} ${rng.pick(V.CARRIER_NOUNS)}`
+  } else {
+    legalName = companyName(rng, nouns)
+    if (rng.chance(0.04)) legalName = legalName.replace(/ (LLC|INC|CORP|CO|LTD)$/, ', $1')
+    if (rng.chance(0.003)) legalName = `"${rng.pick(V.SURNAMES).slice(0, 1)}" ${legalName}`
+    if (rng.chance(0.12)) dbaName = `${rng.pick(V.NAME_WORDS)} ${rng.pick(nouns)}`
+  }
+  // full scale: a realistic vocabulary (own stream: the other fields stay as they were)
+  if (profile === 'scale')
+    ({ legalName, dbaName } = scaleNames(ctx, dot, nouns, soleProp, dbaName !== ''))
+
+  return { nouns, legalName, dbaName, soleProp }
+}
+
+/** Its addresses, phone, fax, cell phone and e-mail. */
+function randomContact(
+  rng: Rng,
+  profile: GenContext['profile'],
+  dot: number,
+  country: Address['country'],
+  legalName: string,
+) {
+  const phy = randomAddress(rng, country)
+  const mail: Address = rng.chance(0.8)
+    ? { ...phy }
+    : {
+        ...phy,
+        street: `PO BOX ${rng.int(1, 99999)}`,
+        zip: phy.zip.slice(0, phy.country === 'US' ? 5 : 7),
+      }
+  const exchange = rng.int(200, 999)
+  const phone =
+    profile === 'sample'
+      ? `${phy.area}${exchange}${pad(dot % 10_000, 4)}`
+      : `${phy.area}${exchange}${rng.digits(4)}`
+  const fax = rng.chance(0.35) ? `${phy.area}${rng.int(200, 999)}${rng.digits(4)}` : ''
+  const cell = rng.chance(0.3) ? `${phy.area}${rng.int(200, 999)}${rng.digits(4)}` : ''
+  let email = ''
+  if (rng.chance(0.75)) {
+    const local = rng.pick(['dispatch', 'info', 'office', 'safety', 'accounting', 'ops', 'admin'])
+    email =
+      profile === 'scale'
+        ? `${local}@${legalName
+            .toLowerCase()
+            .replace(/[^a-z0-9]+/g, '')
+            .slice(0, 24)}${dot}.example`
+        : `${local}@${slug(legalName)}.example`
+    if (rng.chance(0.5)) email = email.toUpperCase()
+  }
+
+  return { phy, mail, phone, fax, cell, email }
+}
+
+/** Its power units and drivers, operation, classification and cargo. */
+function randomFleet(
+  rng: Rng,
+  profile: GenContext['profile'],
+  o: { kind: Kind; wasCarrier: boolean; passenger: boolean; hhg: boolean; hazmat: boolean },
+) {
+  const { kind, wasCarrier, passenger, hhg, hazmat } = o
+  let pu = 0
+  let fleet = { own: {} as UnitCounts, trm: {} as UnitCounts, trp: {} as UnitCounts }
+  if (wasCarrier || kind === 'private') {
+    pu = randomPowerUnits(rng, profile)
+    if (kind === 'inactive' && rng.chance(0.5)) pu = 0
+    const kinds: (keyof UnitCounts)[] = passenger
+      ? ['COACH', 'COACH', 'BUS_16', 'VAN_9_15', 'LIMO_1_8']
+      : rng.chance(0.55)
+        ? ['TRACT']
+        : rng.chance(0.5)
+          ? ['TRUCK']
+          : ['TRUCK', 'TRACT']
+    fleet = splitFleet(rng, pu, kinds)
+  }
+  const drivers = pu === 0 ? 0 : pu + rng.int(0, Math.ceil(pu * 0.3))
+  const operation: Company['operation'] =
+    kind === 'intrastate'
+      ? hazmat
+        ? 'B'
+        : rng.chance(0.45)
+          ? 'A'
+          : 'C'
+      : kind === 'private'
+        ? rng.chance(0.75)
+          ? 'A'
+          : 'C'
+        : 'A'
+
+  const classdef: string[] =
+    kind === 'private'
+      ? rng.chance(0.15)
+        ? ['PRIVATE PROPERTY', 'OTHER-FARMER']
+        : ['PRIVATE PROPERTY']
+      : kind === 'broker' || kind === 'forwarder' || !wasCarrier
+        ? []
+        : kind === 'intrastate' && rng.chance(0.3)
+          ? ['EXEMPT FOR HIRE']
+          : passenger && rng.chance(0.2)
+            ? ['AUTHORIZED FOR HIRE', 'PRIVATE PASSENGER (BUSINESS)']
+            : ['AUTHORIZED FOR HIRE']
+
+  const cargo: string[] = []
+  if (passenger) cargo.push('PASSENGERS')
+  else if (hhg) cargo.push('HOUSEHOLD')
+  else if (pu > 0) {
+    const n = rng.int(1, 4)
+    for (let i = 0; i < n; i++) {
+      const c =
+        kind === 'private'
+          ? rng.pick(['FARMSUPP', 'BLDGMAT', 'CONSTRUCT', 'PRODUCE', 'GRAINFEED'])
+          : rng.pick(PROPERTY_CARGO)
+      if (!cargo.includes(c)) cargo.push(c)
+    }
+    if (hazmat && !cargo.includes('CHEM')) cargo.push('CHEM')
+  }
+
+  return { pu, fleet, drivers, operation, classdef, cargo }
+}
+
+/** Its safety rating, if any (the sample rates more companies than the census does). */
+function randomRating(rng: Rng, profile: GenContext['profile'], pu: number, addDate: number) {
+  const ratingRoll = rng.next()
+  const ratedShare = profile === 'sample' ? 1 : 0.6
+  const ratingCode =
+    pu > 0 && ratingRoll < 0.1 * ratedShare
+      ? 'S'
+      : pu > 0 && ratingRoll < 0.125 * ratedShare
+        ? 'C'
+        : pu > 0 && ratingRoll < 0.13 * ratedShare
+          ? 'U'
+          : null
+  let rating: Company['rating'] = null
+  if (ratingCode) {
+    const reviewDate = daysBetween(rng, Math.max(addDate + 200, AS_OF - 365 * 15), AS_OF - 30)
+    rating = {
+      code: ratingCode,
+      reviewDate,
+      date: reviewDate + rng.int(3, 25),
+      reviewType: rng.pick(['C', 'C', 'S', 'R']),
+      reviewId: String(rng.int(100_000, 999_999)),
+    }
+  }
+
+  return { ratingCode, rating }
 }

@@ -6,7 +6,7 @@
  */
 import { day } from './dates.ts'
 import type { BasicPrefix } from './columns.ts'
-import { POWER_UNIT_KINDS } from '../../src/census/census.ts'
+import { POWER_UNIT_KINDS } from '../../src/census/columns.ts'
 
 /** Legacy L&I files are frozen at this date (docs/data.md). */
 export const LEGACY_FREEZE = day('2026-05-14')

@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import Papa from 'papaparse'
-import { CENSUS_COLUMNS } from '../../src/census/census.ts'
+import { CENSUS_COLUMNS } from '../../src/census/columns.ts'
 
 /** USDOT → the census fields it had two weeks earlier (its phone and e-mail changed since). */
 export const PREVIOUS_VALUES: Record<string, Record<string, string>> = {

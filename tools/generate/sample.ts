@@ -11,6 +11,7 @@ import { slug } from './names.ts'
 import { addSafety } from './safety.ts'
 import { SPECIALS } from './specials.ts'
 import { applyEquipmentCase } from './specials-equipment.ts'
+import { applyLinkCase } from './specials-links.ts'
 import { NAME_WORDS } from './vocab.ts'
 
 /** First USDOT of the random fillers, and how many there are (300 companies in all). */
@@ -43,6 +44,7 @@ function* fillers(ctx: GenContext, taken: Set<string>): Generator<Company> {
     addLicensing(ctx, c)
     addSafety(ctx, c)
     applyEquipmentCase(c)
+    applyLinkCase(c)
     yield c
   }
 }
@@ -50,7 +52,10 @@ function* fillers(ctx: GenContext, taken: Set<string>): Generator<Company> {
 /** Every company of the sample dataset, in USDOT order. */
 export function* sampleCompanies(ctx: GenContext): Generator<Company> {
   const special = SPECIALS.map((s) => buildSpecial(ctx, s))
-  for (const c of special) applyEquipmentCase(c)
+  for (const c of special) {
+    applyEquipmentCase(c)
+    applyLinkCase(c)
+  }
   const taken = new Set(special.map((c) => c.legalName))
   yield* special
   yield* fillers(ctx, taken)

@@ -1,6 +1,6 @@
 /** GET /v1/carrier/{dot}/history — a company's identity and contact changes, newest first. */
 import { Hono } from 'hono'
-import { findCensusRow } from '../../census/census.ts'
+import { findCensusRow } from '../../census/read.ts'
 import { notFoundForDot } from '../../carriers/lookup.ts'
 import { DotParam } from '../../carriers/docket.ts'
 import { AppError } from '../../errors.ts'
