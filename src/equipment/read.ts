@@ -296,3 +296,45 @@ export function toEquipmentJson(
     window: s.window,
   }
 }
+
+/** An equipment file built before the index by USDOT has no VIN links. */
+const byDot = new WeakMap<ActiveDataset, boolean>()
+function hasDotIndex(ds: ActiveDataset): boolean {
+  let known = byDot.get(ds)
+  if (known === undefined)
+    byDot.set(
+      ds,
+      (known =
+        ds
+          .stmt("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?")
+          .get('vin_carriers_by_dot') !== undefined),
+    )
+  return known
+}
+
+/**
+ * The other USDOTs the company's valid VINs were seen under, counting only VINs seen under at
+ * most `cap` carriers (a VIN seen under more is a lessor's or a rental fleet's: counted as
+ * suppressed, never a link).
+ */
+export function vinLinksOf(
+  ds: ActiveDataset,
+  dot: number,
+  cap: number,
+): { others: Set<number>; suppressed: number } {
+  if (!hasDotIndex(ds)) return { others: new Set(), suppressed: 0 }
+  const rows = ds
+    .stmt(
+      `SELECT b.dot AS other FROM vin_carriers a INDEXED BY vin_carriers_by_dot
+       CROSS JOIN vin_carriers b ON b.vin = a.vin AND b.dot <> a.dot
+       WHERE a.dot = ? AND a.valid = 1 AND a.carriers <= ?`,
+    )
+    .all(dot, cap) as { other: number }[]
+  const { n } = ds
+    .stmt(
+      `SELECT count(*) AS n FROM vin_carriers INDEXED BY vin_carriers_by_dot
+       WHERE dot = ? AND valid = 1 AND carriers > ?`,
+    )
+    .get(dot, cap) as { n: number }
+  return { others: new Set(rows.map((r) => r.other)), suppressed: n }
+}

@@ -7,6 +7,7 @@
  * predecessor; the reverse, a successor.
  */
 import type { ActiveDataset, DataView } from '../db/datasets.ts'
+import { vinLinksOf } from '../equipment/read.ts'
 import { cached, type Sqlite } from '../db/open.ts'
 import type { Channel } from '../db/names.ts'
 import { LINK_CAPS, isLink, sharedKinds } from '../census/links-build.ts'
@@ -109,30 +110,7 @@ function suppressedOf(census: ActiveDataset, own: OwnRow): Partial<Record<LinkKi
 /** The other carriers of the company's VINs (valid, at most LINK_CAPS.vin carriers each). */
 function vinLinks(view: DataView, dot: number): { others: Set<number>; suppressed: number } {
   const ds = view.get('equipment')
-  if (!ds || !hasIndex(ds)) return { others: new Set(), suppressed: 0 }
-  const rows = ds
-    .stmt(
-      `SELECT b.dot AS other FROM vin_carriers a INDEXED BY vin_carriers_by_dot
-       CROSS JOIN vins v ON v.vin = a.vin
-       CROSS JOIN vin_carriers b ON b.vin = a.vin AND b.dot <> a.dot
-       WHERE a.dot = ? AND v.valid = 1 AND v.carriers <= ${LINK_CAPS.vin}`,
-    )
-    .all(dot) as { other: number }[]
-  const { n } = ds
-    .stmt(
-      `SELECT count(*) AS n FROM vin_carriers a INDEXED BY vin_carriers_by_dot
-       CROSS JOIN vins v ON v.vin = a.vin WHERE a.dot = ? AND v.carriers > ${LINK_CAPS.vin}`,
-    )
-    .get(dot) as { n: number }
-  return { others: new Set(rows.map((r) => r.other)), suppressed: n }
-}
-
-/** An equipment file built before the VIN links' index has no VIN links. */
-const indexed = new WeakMap<ActiveDataset, boolean>()
-function hasIndex(ds: ActiveDataset): boolean {
-  let known = indexed.get(ds)
-  if (known === undefined) indexed.set(ds, (known = hasTable(ds, 'vin_carriers_by_dot')))
-  return known
+  return ds ? vinLinksOf(ds, dot, LINK_CAPS.vin) : { others: new Set(), suppressed: 0 }
 }
 
 const REVOKED_SQL = `SELECT DISTINCT d.dot_number AS dot, coalesce(r.effective_date, r.serve_date) AS date
