@@ -24,6 +24,7 @@ export interface RecordAnswer {
   /** the record's `bond` block (bond.ts `toBondJson`) as JSON text, when asked (GET /v1/broker) */
   bond?: string
   dataAsOf: CompanyRecord['dataAsOf']
+  importedAt: CompanyRecord['importedAt']
   source: CompanyRecord['source']
 }
 
@@ -50,7 +51,12 @@ export const answerOf = (r: CompanyRecord, bond = false): RecordAnswer =>
   answerWith(r, recordBodyText(r), bond)
 
 function answerWith(r: CompanyRecord, body: string, bond: boolean): RecordAnswer {
-  const answer: RecordAnswer = { body, dataAsOf: r.dataAsOf, source: r.source }
+  const answer: RecordAnswer = {
+    body,
+    dataAsOf: r.dataAsOf,
+    importedAt: r.importedAt,
+    source: r.source,
+  }
   if (bond) answer.bond = JSON.stringify(toBondJson(r.insurance, r.authority))
   return answer
 }

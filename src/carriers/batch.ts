@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto'
 import { z } from 'zod'
-import { DATASET_NAMES } from '../db/names.ts'
 import type { DataView } from '../db/datasets.ts'
 import type { Deps } from '../deps.ts'
 import { clip, ECHO_LIMIT } from '../errors.ts'
@@ -28,7 +27,7 @@ import {
 } from './docket.ts'
 import { crosscheckAnswered } from '../crosscheck/crosscheck.ts'
 import type { RecordAnswer } from './answer.ts'
-import { answerText, carrierJsonText, toMetaJson } from './json.ts'
+import { answerText, carrierJsonText, toMetaJson, viewDates } from './json.ts'
 import { notFoundForDot, shapeMetered } from './lookup.ts'
 import { awaitingMirror, notReadyMessage } from './mirror-state.ts'
 import { openRecords, type RecordReads } from './records.ts'
@@ -287,10 +286,7 @@ const matched = (r: IdentifierResolution): Resolved =>
     ? { found: true, record: r.match.record, match: r.match }
     : { found: false, error: r.message }
 
-function viewAsOf(deps: Deps, caller: Caller): Record<string, string | null> {
-  const view = deps.datasets.view(caller.mode)
-  return Object.fromEntries(DATASET_NAMES.map((n) => [n, view.get(n)?.asOf ?? null]))
-}
+const viewDatesOf = (deps: Deps, caller: Caller) => viewDates(deps.datasets.view(caller.mode))
 
 /** A batch as the route validated it: the raw items and where they came from. */
 export interface BatchRequest {
@@ -502,14 +498,11 @@ function batchAnswer(
         billed,
       },
       meta: {
-        ...toMetaJson(
-          { dataAsOf: viewAsOf(deps, caller) },
-          {
-            usage: { ...usage, billed: billed > 0 },
-            requestId: req.requestId,
-            source: view.source,
-          },
-        ),
+        ...toMetaJson(viewDatesOf(deps, caller), {
+          usage: { ...usage, billed: billed > 0 },
+          requestId: req.requestId,
+          source: view.source,
+        }),
         billed_calls: billed,
       },
     },

@@ -1,6 +1,8 @@
+import type { DataView } from '../db/datasets.ts'
+import { DATASET_NAMES } from '../db/names.ts'
 import { usageMeta } from '../keys/billing.ts'
 import type { Usage } from '../keys/usage.ts'
-import type { CompanyRecord } from './record.ts'
+import { importedAtOf, type CompanyRecord } from './record.ts'
 import type { CarrierJson, MetaJson } from './schema.ts'
 import type { CrosscheckJson } from '../crosscheck/schema.ts'
 
@@ -11,7 +13,10 @@ export interface MetaInput {
 }
 
 /** An answer's meta block: its call's usage (keys/billing.ts), source, data dates and request. */
-export function toMetaJson(r: Pick<CompanyRecord, 'dataAsOf'>, m: MetaInput): MetaJson {
+export function toMetaJson(
+  r: Pick<CompanyRecord, 'dataAsOf' | 'importedAt'>,
+  m: MetaInput,
+): MetaJson {
   const usage = usageMeta(m.usage)
   return {
     quota_used: usage.quota_used,
@@ -19,6 +24,7 @@ export function toMetaJson(r: Pick<CompanyRecord, 'dataAsOf'>, m: MetaInput): Me
     plan: usage.plan,
     source: m.source,
     data_as_of: r.dataAsOf,
+    imported_at: r.importedAt,
     billed: usage.billed,
     request_id: m.requestId,
   }
@@ -160,6 +166,18 @@ export function recordBodyTextOnce(json: Omit<CarrierJson, 'meta' | 'crosscheck'
 }
 
 /** The JSON text of a lookup's answer from a record's `recordBodyText` and its meta block. */
-export function answerText(body: string, r: Pick<CompanyRecord, 'dataAsOf'>, m: MetaInput): string {
+export function answerText(
+  body: string,
+  r: Pick<CompanyRecord, 'dataAsOf' | 'importedAt'>,
+  m: MetaInput,
+): string {
   return `{${body},"meta":${JSON.stringify(toMetaJson(r, m))}}`
+}
+
+/** The data dates of a whole view (answers that read no one record: search, equipment, batches). */
+export function viewDates(view: DataView): Pick<CompanyRecord, 'dataAsOf' | 'importedAt'> {
+  return {
+    dataAsOf: Object.fromEntries(DATASET_NAMES.map((n) => [n, view.get(n)?.asOf ?? null])),
+    importedAt: importedAtOf(view, DATASET_NAMES),
+  }
 }

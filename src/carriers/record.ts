@@ -4,6 +4,7 @@
  * insurance), safety (SMS, OOS orders), reviews and the Trust Score.
  */
 import type { ActiveDataset, DataView } from '../db/datasets.ts'
+import type { DatasetName } from '../db/names.ts'
 import type { Sqlite } from '../db/open.ts'
 import { AppError } from '../errors.ts'
 import { getLicensing, type LicensingFacts } from '../licensing/record.ts'
@@ -41,6 +42,8 @@ export type CompanyRecord = Omit<CarrierJson, 'meta' | 'crosscheck'> & {
   source: 'mirror' | 'sample'
   /** YYYY-MM-DD per dataset that contributed (meta.data_as_of) */
   dataAsOf: Record<string, string | null>
+  /** when each of those datasets' versions arrived on the appliance, ISO time (meta.imported_at) */
+  importedAt: Record<string, string | null>
   /**
    * What the Trust Score reads of the census row beyond the blocks (not serialised as such);
    * null when the census does not know the company. Only these fields: a record crosses threads
@@ -221,6 +224,7 @@ export function completeRecord(
     dotNumber: data.dotNumber,
     source: data.source,
     dataAsOf: data.dataAsOf,
+    importedAt: data.importedAt,
     facts: data.facts,
     trust: emptyTrust(),
     reviews: getReviewsBlock(deps.db, data.dotNumber, deps.reviewed),
@@ -325,6 +329,7 @@ export function recordData(
     violations: safetyFacts?.asOf.violations ?? view.get('violations')?.asOf ?? null,
     equipment: view.get('equipment')?.asOf ?? null,
   }
+  const importedAt = importedAtOf(view, Object.keys(dataAsOf))
   return {
     dot_number: identity.dot_number,
     mc_number: identity.mc_number,
@@ -345,6 +350,7 @@ export function recordData(
     dotNumber: dot,
     source: view.source,
     dataAsOf,
+    importedAt,
     facts: {
       census: c ? trustCensusOf(c) : null,
       officers: censusOfficers(census, dot).join('; ') || null,
@@ -397,4 +403,17 @@ export function crosscheckInputOf(r: CompanyRecord): CrosscheckInput {
     fleet: r.fleet,
     safety: r.safety,
   }
+}
+
+/** When each named dataset's active version arrived (its activation), ISO time; null if none. */
+export function importedAtOf(
+  view: DataView,
+  names: readonly string[],
+): Record<string, string | null> {
+  return Object.fromEntries(
+    names.map((n) => {
+      const at = view.get(n as DatasetName)?.activatedAt
+      return [n, at == null ? null : new Date(at).toISOString()]
+    }),
+  )
 }

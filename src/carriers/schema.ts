@@ -17,7 +17,14 @@ export const MetaJson = z.object({
   quota_limit: UsageMetaShape.quota_limit,
   plan: UsageMetaShape.plan,
   source: z.enum(['mirror', 'live', 'sample']),
-  data_as_of: z.record(z.string(), z.string().nullable()),
+  data_as_of: z.record(z.string(), z.string().nullable()).meta({
+    description:
+      "per dataset, the regulator's date of the data behind the answer (YYYY-MM-DD): the portal's last-modified date of a download, or an imported file's own date",
+  }),
+  imported_at: z.record(z.string(), z.string().nullable()).meta({
+    description:
+      'per dataset, when that version of the data arrived on this appliance (ISO time of its activation)',
+  }),
   billed: UsageMetaShape.billed,
   request_id: z.string(),
 })

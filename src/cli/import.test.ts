@@ -125,6 +125,22 @@ describe('import --dir into the mirror', () => {
     }
     expect(files.inputs[CENSUS]).toMatchObject({ portal_count: rows })
     expect(files.inputs[CENSUS]?.sha256).toMatch(/^[0-9a-f]{64}$/)
+
+    // a record says both: the regulator's date and when it arrived here
+    const header = readFileSync(join(dir, `${CENSUS}.csv`), 'utf8').split('\n', 2)
+    const column = header[0]?.split(',').indexOf('DOT_NUMBER') ?? -1
+    const dot = header[1]?.split(',')[column]?.replaceAll('"', '')
+    const res = await c.get(`/v1/carrier/${dot}`, c.account().key())
+    expect(res.status).toBe(200)
+    const { meta } = (await res.json()) as {
+      meta: {
+        data_as_of: Record<string, string | null>
+        imported_at: Record<string, string | null>
+      }
+    }
+    expect(meta.data_as_of.census).toBe('2026-11-14')
+    expect(meta.imported_at.census).toBe(new Date(NOW).toISOString())
+    expect(meta.imported_at.oos).toBeNull()
     rmSync(dir, { recursive: true })
   })
 

@@ -1,11 +1,10 @@
 /** One page of GET /v1/search: find companies, bill the call when the page has any, shape it. */
 import { z } from 'zod'
-import { toMetaJson } from '../carriers/json.ts'
+import { toMetaJson, viewDates } from '../carriers/json.ts'
 import { awaitingMirror, mirrorStateMessage } from '../carriers/mirror-state.ts'
 import { chargeCall } from '../keys/billing.ts'
 import { MetaJson } from '../carriers/schema.ts'
 import { isoDate } from '../clock.ts'
-import { DATASET_NAMES } from '../db/names.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { EntityType } from '../fields.ts'
@@ -73,7 +72,6 @@ export function searchPage(
   const page = searchCompanies(view, { ...filters, limit, offset, today: isoDate(at) })
   const usage =
     page.results.length > 0 ? chargeCall(deps, caller, at) : peekUsage(deps.db, caller, at)
-  const dataAsOf = Object.fromEntries(DATASET_NAMES.map((n) => [n, view.get(n)?.asOf ?? null]))
   const body: SearchResponse = {
     results: page.results,
     next_cursor:
@@ -81,7 +79,7 @@ export function searchPage(
         ? null
         : encodeCursor(census.versionId, page.nextOffset, fingerprint),
     meta: {
-      ...toMetaJson({ dataAsOf }, { usage, requestId, source: view.source }),
+      ...toMetaJson(viewDates(view), { usage, requestId, source: view.source }),
       ...(awaitingMirror(view, caller)
         ? { notice: `Only the sample was searched: ${mirrorStateMessage(deps, view)}` }
         : {}),

@@ -296,6 +296,13 @@ export function carrierRecord(edit?: (r: CompanyRecord) => void): CompanyRecord 
       sms: '2026-10-31',
       oos: '2026-11-14',
     },
+    importedAt: {
+      census: '2026-11-14T15:02:11.000Z',
+      motus: '2026-11-14T15:04:40.000Z',
+      legacy: '2026-05-15T06:00:00.000Z',
+      sms: '2026-11-03T06:12:30.000Z',
+      oos: '2026-11-14T15:01:02.000Z',
+    },
     facts: { census: censusRow(), officers: null },
   }
   edit?.(r)

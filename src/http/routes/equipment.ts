@@ -3,11 +3,10 @@
  * plate was seen under at the roadside and in crashes (equipment/read.ts, docs/equipment.md).
  */
 import { Hono, type Context } from 'hono'
-import { toMetaJson } from '../../carriers/json.ts'
+import { toMetaJson, viewDates } from '../../carriers/json.ts'
 import { notFoundFor } from '../../carriers/mirror-state.ts'
 import { MetaJson } from '../../carriers/schema.ts'
 import { findCensusRow } from '../../census/read.ts'
-import { DATASET_NAMES } from '../../db/names.ts'
 import type { Deps } from '../../deps.ts'
 import { toEquipmentJson, sightingsOf, type SightingQuery } from '../../equipment/read.ts'
 import { EquipmentAnswerJson } from '../../equipment/schema.ts'
@@ -108,10 +107,13 @@ function answer(c: Context<AppEnv>, deps: Deps, q: SightingQuery, what: string):
   const census = view.get('census')
   const legalName = (dot: number) =>
     census ? (findCensusRow(census, dot)?.legal_name ?? null) : null
-  const dataAsOf = Object.fromEntries(DATASET_NAMES.map((n) => [n, view.get(n)?.asOf ?? null]))
   const body = {
     ...toEquipmentJson(found, legalName, at.getUTCFullYear(), !('vin' in q)),
-    meta: toMetaJson({ dataAsOf }, { usage, requestId: c.get('requestId'), source: view.source }),
+    meta: toMetaJson(viewDates(view), {
+      usage,
+      requestId: c.get('requestId'),
+      source: view.source,
+    }),
   }
   return c.json(body, 200, rateLimitHeaders(usage, at))
 }
