@@ -378,7 +378,17 @@ async function importBeside(s: Served) {
   const cachedBefore = pageCacheGb()
   const importer = spawn(
     process.execPath,
-    ['dist/main.js', 'import', '--dir', filesDir, '--dataset', 'census'],
+    // generated files carry no `.meta` sidecar: their data date is given, as an operator would
+    [
+      'dist/main.js',
+      'import',
+      '--dir',
+      filesDir,
+      '--dataset',
+      'census',
+      '--as-of',
+      new Date().toISOString().slice(0, 10),
+    ],
     { env: { ...process.env, DATA_DIR: dataDir, LOG_LEVEL: 'silent' }, stdio: 'ignore' },
   )
   // listened to from the start: a small import can end before the load does
