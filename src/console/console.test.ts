@@ -274,6 +274,9 @@ describe('console', () => {
     expect(html).toContain('Factors and their evidence')
     expect(html).toContain('BASICs')
     expect(html).toContain('Operating authority')
+    // the regulator's date and the arrival, apart
+    expect(html).toContain('Data as of (the regulator&#39;s date)')
+    expect(html).toMatch(/Imported here<\/dt><dd>census \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/)
     expect(
       await (await client.get(`/console/accounts/${acme}/lookup?dot=12345678`)).text(),
     ).toContain('No company with USDOT 12345678')

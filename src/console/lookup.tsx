@@ -85,10 +85,17 @@ function IdentityFacts(props: { r: CompanyRecord }) {
           ['Out of service', r.identity.out_of_service],
           ['Data source', r.source],
           [
-            'Data as of',
+            "Data as of (the regulator's date)",
             Object.entries(r.dataAsOf)
               .filter(([, d]) => d)
               .map(([k, d]) => `${k} ${d ?? ''}`)
+              .join(', ') || null,
+          ],
+          [
+            'Imported here',
+            Object.entries(r.importedAt)
+              .filter(([, d]) => d)
+              .map(([k, d]) => `${k} ${(d ?? '').slice(0, 16).replace('T', ' ')} UTC`)
               .join(', ') || null,
           ],
         ]}
