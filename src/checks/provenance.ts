@@ -59,9 +59,21 @@ const iso = (ms: unknown) => (typeof ms === 'number' ? new Date(ms).toISOString(
 const str = (v: unknown) => (typeof v === 'string' ? v : null)
 const num = (v: unknown) => (typeof v === 'number' ? v : null)
 
-/** Tables of a dataset file with a `dot_number` column (cached per file). */
-const dotTables = new WeakMap<object, string[]>()
-function tablesWithDot(ds: ActiveDataset): string[] {
+/** How one table of a dataset file is read for a company: by its USDOT, or through its dockets. */
+interface DotTable {
+  name: string
+  sql: string
+}
+
+/**
+ * The tables of a dataset file with a `dot_number` column, each with the statement that reads a
+ * company's rows by an index (cached per file): by `dot_number` where an index or key leads with
+ * it; else, for the licensing tables keyed by docket (`prefix`, `number`, `dot_number`), through
+ * the company's dockets in `dot_dockets`. A table neither reaches by an index is left out: a
+ * check never scans a table.
+ */
+const dotTables = new WeakMap<object, DotTable[]>()
+function tablesWithDot(ds: ActiveDataset): DotTable[] {
   let t = dotTables.get(ds.db)
   if (!t) {
     const names = (
@@ -69,11 +81,25 @@ function tablesWithDot(ds: ActiveDataset): string[] {
         .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         .all() as { name: string }[]
     ).map((r) => r.name)
-    t = names.filter((n) =>
-      (ds.db.prepare(`PRAGMA table_info("${n}")`).all() as { name: string }[]).some(
-        (c) => c.name === 'dot_number',
-      ),
-    )
+    const columnsOf = (n: string) =>
+      new Set(
+        (ds.db.prepare(`PRAGMA table_info("${n}")`).all() as { name: string }[]).map((c) => c.name),
+      )
+    const scans = (sql: string) =>
+      (ds.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(0) as { detail: string }[]).some((r) =>
+        /^SCAN /.test(r.detail),
+      )
+    const viaDockets = names.includes('dot_dockets')
+    t = []
+    for (const n of names) {
+      const cols = columnsOf(n)
+      if (!cols.has('dot_number')) continue
+      const byDot = `SELECT * FROM "${n}" WHERE dot_number = ? LIMIT ${MAX_ROWS_PER_TABLE}`
+      const byDocket = `SELECT t.* FROM dot_dockets d CROSS JOIN "${n}" t ON t.prefix = d.prefix AND t.number = d.number AND t.dot_number = d.dot_number WHERE d.dot_number = ? LIMIT ${MAX_ROWS_PER_TABLE}`
+      if (!scans(byDot)) t.push({ name: n, sql: byDot })
+      else if (viaDockets && cols.has('prefix') && cols.has('number') && !scans(byDocket))
+        t.push({ name: n, sql: byDocket })
+    }
     dotTables.set(ds.db, t)
   }
   return t
@@ -82,11 +108,9 @@ function tablesWithDot(ds: ActiveDataset): string[] {
 function companyRows(ds: ActiveDataset, dot: number): Record<string, Record<string, unknown>[]> {
   const out: Record<string, Record<string, unknown>[]> = {}
   for (const table of tablesWithDot(ds)) {
-    const rows = ds
-      .stmt(`SELECT * FROM "${table}" WHERE dot_number = ? LIMIT ${MAX_ROWS_PER_TABLE}`)
-      .all(dot) as Record<string, unknown>[]
+    const rows = ds.stmt(table.sql).all(dot) as Record<string, unknown>[]
     if (rows.length)
-      out[table] = rows.map((r) =>
+      out[table.name] = rows.map((r) =>
         Object.fromEntries(
           Object.entries(r).map(([k, v]) => [k, Buffer.isBuffer(v) ? v.toString('base64') : v]),
         ),

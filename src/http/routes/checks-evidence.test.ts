@@ -78,6 +78,15 @@ describe('a check on the regulator data', () => {
     })
     const rows = census['company_rows'] as Record<string, Json[]>
     expect(Object.values(rows).flat()[0]).toMatchObject({ dot_number: 1000001 })
+    // the licensing rows, keyed by docket, are read through the company's dockets (never a scan)
+    const licensing = sources
+      .filter((s) => s['dataset'] === 'legacy' || s['dataset'] === 'motus')
+      .map((s) => s['company_rows'] as Record<string, Json[]>)
+    const tables = new Set(licensing.flatMap((r) => Object.keys(r)))
+    expect(tables).toContain('dot_dockets')
+    expect(['policies', 'carriers', 'authorities'].some((t) => tables.has(t))).toBe(true)
+    for (const r of licensing.flatMap((x) => Object.values(x).flat()))
+      expect(r).toMatchObject({ dot_number: 1000001 })
     expect(rule(body, 'data_is_regulators')?.result).toBe('pass')
     expect(rule(body, 'data_fresh')?.result).toBe('pass')
   })
