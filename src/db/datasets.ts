@@ -45,6 +45,19 @@ const cacheKibWith =
 /** A dataset connection's page cache (KiB) by default. */
 const defaultCacheKib = cacheKibWith(DATASET_CACHE_KIB)
 
+/** The names of a dataset file's tables and indexes (a file never changes once activated). */
+const schemaNames = new WeakMap<ActiveDataset, ReadonlySet<string>>()
+
+/** Whether a dataset file has a table or index of this name (read once per open version). */
+export function hasSchemaObject(ds: ActiveDataset, name: string): boolean {
+  let names = schemaNames.get(ds)
+  if (!names) {
+    names = new Set(ds.stmt('SELECT name FROM sqlite_master').pluck().all() as string[])
+    schemaNames.set(ds, names)
+  }
+  return names.has(name)
+}
+
 /** Opens one dataset version read-only (its own connection and statement cache). */
 export function openActive(
   name: DatasetName,

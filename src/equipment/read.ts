@@ -3,7 +3,7 @@
  * equipment facts of one USDOT (the record's `equipment` block, the pickup check). Each is a few
  * primary-key reads of the tables equipment.ts builds.
  */
-import type { ActiveDataset } from '../db/datasets.ts'
+import { hasSchemaObject, type ActiveDataset } from '../db/datasets.ts'
 import { dayToIso } from '../dates.ts'
 import type { EquipmentAnswerJson } from './schema.ts'
 import { SHARED_WIDELY_ABOVE } from './equipment.ts'
@@ -297,21 +297,6 @@ export function toEquipmentJson(
   }
 }
 
-/** An equipment file built before the index by USDOT has no VIN links. */
-const byDot = new WeakMap<ActiveDataset, boolean>()
-function hasDotIndex(ds: ActiveDataset): boolean {
-  let known = byDot.get(ds)
-  if (known === undefined)
-    byDot.set(
-      ds,
-      (known =
-        ds
-          .stmt("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?")
-          .get('vin_carriers_by_dot') !== undefined),
-    )
-  return known
-}
-
 /**
  * The other USDOTs the company's valid VINs were seen under, counting only VINs seen under at
  * most `cap` carriers (a VIN seen under more is a lessor's or a rental fleet's: counted as
@@ -322,7 +307,8 @@ export function vinLinksOf(
   dot: number,
   cap: number,
 ): { others: Set<number>; suppressed: number } {
-  if (!hasDotIndex(ds)) return { others: new Set(), suppressed: 0 }
+  // an equipment file built before the index by USDOT has no VIN links
+  if (!hasSchemaObject(ds, 'vin_carriers_by_dot')) return { others: new Set(), suppressed: 0 }
   const rows = ds
     .stmt(
       `SELECT b.dot AS other FROM vin_carriers a INDEXED BY vin_carriers_by_dot

@@ -6,7 +6,7 @@
  * put out of service or made inactive at most 365 days before this one was added is its
  * predecessor; the reverse, a successor.
  */
-import type { ActiveDataset, DataView } from '../db/datasets.ts'
+import { hasSchemaObject, type ActiveDataset, type DataView } from '../db/datasets.ts'
 import { vinLinksOf } from '../equipment/read.ts'
 import { cached, type Sqlite } from '../db/open.ts'
 import type { Channel } from '../db/names.ts'
@@ -74,9 +74,6 @@ export interface LinkCounts {
   concurrent: number
 }
 
-const hasTable = (ds: ActiveDataset, name: string): boolean =>
-  ds.stmt('SELECT 1 FROM sqlite_master WHERE name = ?').get(name) !== undefined
-
 interface OwnRow {
   add_date: string | null
   phone: string | null
@@ -134,7 +131,7 @@ function eventsOf(view: DataView, dots: readonly number[]): Map<number, LinkEven
   const json = JSON.stringify(dots)
   for (const name of ['motus', 'legacy'] as const) {
     const ds = view.get(name)
-    if (!ds || !hasTable(ds, 'dot_dockets')) continue
+    if (!ds || !hasSchemaObject(ds, 'dot_dockets')) continue
     for (const r of ds.stmt(REVOKED_SQL).all(json) as { dot: number; date: string }[])
       add(r.dot, { kind: 'revoked', date: r.date })
   }
@@ -151,7 +148,7 @@ function eventsOf(view: DataView, dots: readonly number[]): Map<number, LinkEven
  */
 export function linkFacts(view: DataView, dot: number): LinkFacts | null {
   const census = view.get('census')
-  if (!census || !hasTable(census, 'company_links')) return null
+  if (!census || !hasSchemaObject(census, 'company_links')) return null
   const own = census
     .stmt(
       `SELECT add_date, phone, fax, email, address_key, officer_1_key, officer_2_key
@@ -344,7 +341,7 @@ export function overCap(
   kind: 'phone' | 'email' | 'fax',
   value: string,
 ): number | null {
-  if (!hasTable(census, 'link_values')) return null
+  if (!hasSchemaObject(census, 'link_values')) return null
   const row = census
     .stmt('SELECT companies FROM link_values WHERE kind = ? AND value = ?')
     .get(kind, value) as { companies: number } | undefined
