@@ -185,7 +185,7 @@ export function censusLegalNames(
   if (dots.length === 1) {
     const dot = dots[0] as number
     const row = ds.stmt(LEGAL_NAME_BY_DOT).raw().get(dot) as [string | null] | undefined
-    return row ? new Map([[dot, row[0]]]) : new Map()
+    return new Map<number, string | null>(row ? [[dot, row[0]]] : [])
   }
   const rows = ds.stmt(LEGAL_NAMES).raw().all(JSON.stringify(dots)) as [number, string | null][]
   return new Map(rows)

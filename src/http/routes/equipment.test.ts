@@ -55,7 +55,7 @@ describe('GET /v1/equipment', () => {
     const answers = await Promise.all(
       Array.from({ length: 6 }, () => ctx.get(`/v1/equipment/${VIN}`, key())),
     )
-    const bodies = await Promise.all(answers.map(async (r) => (await r.json()) as unknown))
+    const bodies = await Promise.all(answers.map((r) => r.json()))
     for (const body of bodies) {
       const json = EquipmentAnswerJson.parse(body)
       expect(json.carriers.map((c) => c.legal_name)).toEqual(
