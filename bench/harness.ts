@@ -259,8 +259,15 @@ export async function answerHeaders(url: string, headers: Record<string, string>
   return JSON.stringify(Object.fromEntries([...res.headers].filter(([k]) => !own.has(k))))
 }
 
-/** An account, a live key and a server over a data directory (request logs on, as in production). */
-export async function startApi(dataDir: string, env: Record<string, string> = {}) {
+/**
+ * An account, a live key and a server over a data directory (request logs on, as in production);
+ * `nodeArgs` go to the server's node (e.g. --cpu-prof).
+ */
+export async function startApi(
+  dataDir: string,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+) {
   const id = JSON.parse(
     cli(
       dataDir,
@@ -280,7 +287,7 @@ export async function startApi(dataDir: string, env: Record<string, string> = {}
   }
   const port = await freePort()
   const server = await startChild(
-    ['dist/main.js', 'serve'],
+    [...nodeArgs, 'dist/main.js', 'serve'],
     {
       DATA_DIR: dataDir,
       PORT: String(port),
@@ -384,6 +391,6 @@ export async function equipmentLoad(
   await load(api.url, { paths, headers: api.auth }, Math.min(jitWarmup, 10))
   const r = await load(api.url, { paths, headers: api.auth, cpuOf: api.server })
   log(
-    `${label} GET /v1/equipment/{vin}, random VINs (${fmt(vins.length)} drawn, ${connections} connections): ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors} (${r.codes}), server CPU ${r.cpuUs} µs/request${memOf(api.server.pid)}`,
+    `${label} GET /v1/equipment/{vin}, random VINs (${fmt(vins.length)} drawn, ${connections} connections): ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors} (${r.codes}), server CPU ${r.cpuUs} µs/request (main thread ${r.mainUs})${memOf(api.server.pid)}`,
   )
 }

@@ -12,6 +12,9 @@ export const { values: args } = parseArgs({
     duration: { type: 'string' },
     connections: { type: 'string' },
     lookups: { type: 'string' },
+    // bench/equipment-load.ts: an existing data directory, and where its server writes a CPU profile
+    'data-dir': { type: 'string' },
+    'cpu-prof': { type: 'string' },
   },
 })
 export const smoke = args.smoke === true

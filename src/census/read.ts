@@ -174,6 +174,27 @@ export function findCensusRow(ds: ActiveDataset, dot: number): CensusRow | null 
   return values ? censusRowOf(values) : null
 }
 
+/**
+ * The legal names of several USDOT numbers, in one statement that reads no other column (a
+ * number not in the census is absent from the map).
+ */
+export function censusLegalNames(
+  ds: ActiveDataset,
+  dots: readonly number[],
+): Map<number, string | null> {
+  if (dots.length === 1) {
+    const dot = dots[0] as number
+    const row = ds.stmt(LEGAL_NAME_BY_DOT).raw().get(dot) as [string | null] | undefined
+    return new Map<number, string | null>(row ? [[dot, row[0]]] : [])
+  }
+  const rows = ds.stmt(LEGAL_NAMES).raw().all(JSON.stringify(dots)) as [number, string | null][]
+  return new Map(rows)
+}
+
+const LEGAL_NAME_BY_DOT = 'SELECT legal_name FROM companies WHERE dot_number = ?'
+const LEGAL_NAMES = `SELECT c.dot_number, c.legal_name FROM json_each(?) j
+  CROSS JOIN companies c ON c.dot_number = j.value`
+
 /** USDOT numbers whose census row lists this docket (MC/FF/MX + number). */
 export function findCensusByDocket(ds: ActiveDataset, prefix: string, number: number): number[] {
   return (

@@ -71,31 +71,42 @@ function readWindow(ds: ActiveDataset): EquipmentWindow | null {
   return from && to ? { from, to } : null
 }
 
-interface CarrierRow {
-  dot: number
-  /** USDOT numbers the unit was seen under (the same on each of its rows) */
-  carriers: number
-  first_day: number
-  last_day: number
-  inspections: number
-  crashes: number
-  unit_type: string | null
-  make: string | null
-}
+/**
+ * A row of vin_carriers or plate_carriers as `CARRIER_COLUMNS` reads it (raw values: no row
+ * object is built): USDOT, first and last day, inspections, crashes, unit type, make, the plates
+ * (vin_carriers) or VINs (plate_carriers), and how many USDOT numbers the unit was seen under
+ * (the same on each of its rows).
+ */
+type CarrierValues = [
+  dot: number,
+  firstDay: number,
+  lastDay: number,
+  inspections: number,
+  crashes: number,
+  unitType: string | null,
+  make: string | null,
+  list: string | null,
+  carriers: number,
+]
 
-const bySighting = (a: CarrierSighting, b: CarrierSighting) =>
-  b.lastSeen.localeCompare(a.lastSeen) || b.inspections - a.inspections || a.dot - b.dot
+const CARRIER_COLUMNS = 'dot, first_day, last_day, inspections, crashes, unit_type, make'
+const VIN_ROWS = `SELECT ${CARRIER_COLUMNS}, plates, carriers FROM vin_carriers WHERE vin = ?`
+const PLATE_ROWS = `SELECT ${CARRIER_COLUMNS}, vins, carriers FROM plate_carriers
+  WHERE state = ? AND plate = ?`
 
-const sightingOf = (r: CarrierRow, plates: PlateRef[], vins: string[]): CarrierSighting => ({
-  dot: r.dot,
-  firstSeen: dayToIso(r.first_day),
-  lastSeen: dayToIso(r.last_day),
-  inspections: r.inspections,
-  crashes: r.crashes,
+/** Newest last sighting first, then most inspections, then by USDOT. */
+const bySighting = (a: CarrierValues, b: CarrierValues) => b[2] - a[2] || b[3] - a[3] || a[0] - b[0]
+
+const sightingOf = (r: CarrierValues, plates: PlateRef[], vins: string[]): CarrierSighting => ({
+  dot: r[0],
+  firstSeen: dayToIso(r[1]),
+  lastSeen: dayToIso(r[2]),
+  inspections: r[3],
+  crashes: r[4],
   plates,
   vins,
-  unitType: r.unit_type,
-  make: r.make,
+  unitType: r[5],
+  make: r[6],
 })
 
 /**
@@ -106,39 +117,30 @@ export function sightingsOf(ds: ActiveDataset, q: SightingQuery): Sightings | nu
   const window = equipmentWindow(ds)
   if (!window) return null
   if ('vin' in q) {
-    const rows = ds
-      .stmt(
-        `SELECT dot, first_day, last_day, inspections, crashes, unit_type, make, plates, carriers
-         FROM vin_carriers WHERE vin = ?`,
-      )
-      .all(q.vin) as (CarrierRow & { plates: string | null })[]
+    const rows = ds.stmt(VIN_ROWS).raw().all(q.vin) as CarrierValues[]
     const head = rows[0]
     if (!head) return null
+    if (rows.length > 1) rows.sort(bySighting)
     return {
       vin: q.vin,
       vinValid: vinStatus(q.vin) === 'valid',
       plate: null,
-      carriers: rows.map((r) => sightingOf(r, platesOf(r.plates), [])).sort(bySighting),
-      sharedWidely: head.carriers > SHARED_WIDELY_ABOVE,
+      carriers: rows.map((r) => sightingOf(r, platesOf(r[7]), [])),
+      sharedWidely: head[8] > SHARED_WIDELY_ABOVE,
       window,
     }
   }
-  const rows = ds
-    .stmt(
-      `SELECT dot, first_day, last_day, inspections, crashes, unit_type, make, vins, carriers
-       FROM plate_carriers WHERE state = ? AND plate = ?`,
-    )
-    .all(q.state, q.plate) as (CarrierRow & { vins: string | null })[]
+  const rows = ds.stmt(PLATE_ROWS).raw().all(q.state, q.plate) as CarrierValues[]
   const head = rows[0]
   if (!head) return null
   // the VINs seen with the plate, latest first (then by VIN), each under its USDOT
   const vins = rows
     .flatMap((r) =>
-      (r.vins ?? '').split(',').flatMap((e) => {
+      (r[7] ?? '').split(',').flatMap((e) => {
         const colon = e.lastIndexOf(':')
         return colon < 0
           ? []
-          : [{ dot: r.dot, vin: e.slice(0, colon), day: Number(e.slice(colon + 1)) }]
+          : [{ dot: r[0], vin: e.slice(0, colon), day: Number(e.slice(colon + 1)) }]
       }),
     )
     .sort((a, b) => b.day - a.day || (a.vin < b.vin ? -1 : a.vin > b.vin ? 1 : 0))
@@ -148,16 +150,14 @@ export function sightingsOf(ds: ActiveDataset, q: SightingQuery): Sightings | nu
     vin: latestVin,
     vinValid: latestVin === null ? null : vinStatus(latestVin) === 'valid',
     plate,
-    carriers: rows
-      .map((r) =>
-        sightingOf(
-          r,
-          [plate],
-          vins.filter((v) => v.dot === r.dot).map((v) => v.vin),
-        ),
-      )
-      .sort(bySighting),
-    sharedWidely: head.carriers > SHARED_WIDELY_ABOVE,
+    carriers: rows.sort(bySighting).map((r) =>
+      sightingOf(
+        r,
+        [plate],
+        vins.filter((v) => v.dot === r[0]).map((v) => v.vin),
+      ),
+    ),
+    sharedWidely: head[8] > SHARED_WIDELY_ABOVE,
     window,
   }
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { findCensusRow } from '../../census/read.ts'
 import { EquipmentAnswerJson } from '../../equipment/schema.ts'
 import { createTestContext, type TestContext } from '../../testing/context.ts'
 import { SAFETY_FIXTURES } from '../../testing/fixture-dirs.ts'
@@ -45,6 +46,25 @@ describe('GET /v1/equipment', () => {
     const alias = await ctx.get(`/api/v1/equipment/${VIN}`, key())
     expect(alias.status).toBe(200)
     expect(used(account.id)).toBe(2)
+  })
+
+  test('each carrier named as the census names it; lookups at once are each billed once', async () => {
+    const { account, key } = ctx.account()
+    const census = ctx.deps.datasets.view('live').get('census')
+    if (!census) throw new Error('no census')
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () => ctx.get(`/v1/equipment/${VIN}`, key())),
+    )
+    const bodies = await Promise.all(answers.map((r) => r.json()))
+    for (const body of bodies) {
+      const json = EquipmentAnswerJson.parse(body)
+      expect(json.carriers.map((c) => c.legal_name)).toEqual(
+        json.carriers.map((c) => findCensusRow(census, Number(c.dot_number))?.legal_name ?? null),
+      )
+    }
+    const quota = bodies.map((b) => (b as { meta: { quota_used: number } }).meta.quota_used)
+    expect(quota.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6])
+    expect(used(account.id)).toBe(6)
   })
 
   test('a plate: the same shape with the plate and the VINs seen with it', async () => {

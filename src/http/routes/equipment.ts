@@ -6,14 +6,15 @@ import { Hono, type Context } from 'hono'
 import { toMetaJson, viewDates } from '../../carriers/json.ts'
 import { notFoundFor } from '../../carriers/mirror-state.ts'
 import { MetaJson } from '../../carriers/schema.ts'
-import { findCensusRow } from '../../census/read.ts'
+import { censusLegalNames } from '../../census/read.ts'
+import type { DataView } from '../../db/datasets.ts'
 import type { Deps } from '../../deps.ts'
 import { toEquipmentJson, sightingsOf, type SightingQuery } from '../../equipment/read.ts'
 import { EquipmentAnswerJson } from '../../equipment/schema.ts'
 import { isPlaceholderVin } from '../../equipment/vin.ts'
 import { PlateQuery, VinParam } from '../../equipment/request.ts'
 import { AppError } from '../../errors.ts'
-import { chargeCall, notFoundWithUsage, rateLimitHeaders } from '../../keys/billing.ts'
+import { chargeGrouped, notFoundWithUsage, rateLimitHeaders } from '../../keys/billing.ts'
 import type { AppEnv } from '../env.ts'
 import type { ParamDoc, RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'
@@ -87,8 +88,27 @@ const plateDoc: RouteDoc = {
   errors: ERRORS,
 }
 
-/** Looks the unit up in the caller's view; billed one call when it was seen, else 404 (503 mirror_not_ready for a live key before the mirror is built). */
-function answer(c: Context<AppEnv>, deps: Deps, q: SightingQuery, what: string): Response {
+/** The data dates of a view, kept per view (a view is rebuilt whenever a dataset changes). */
+const datesOfView = new WeakMap<DataView, ReturnType<typeof viewDates>>()
+
+function datesOf(view: DataView): ReturnType<typeof viewDates> {
+  let dates = datesOfView.get(view)
+  if (!dates) datesOfView.set(view, (dates = viewDates(view)))
+  return dates
+}
+
+/**
+ * Looks the unit up in the caller's view; billed one call when it was seen, else 404 (503
+ * mirror_not_ready for a live key before the mirror is built). The data is read before the call
+ * is billed, in one synchronous step; the call is then metered with the others answered in the
+ * same turn of the event loop (billing.ts `chargeGrouped`).
+ */
+async function answer(
+  c: Context<AppEnv>,
+  deps: Deps,
+  q: SightingQuery,
+  what: string,
+): Promise<Response> {
   const caller = c.get('caller')
   const view = deps.datasets.view(caller.mode)
   const ds = view.get('equipment')
@@ -102,20 +122,24 @@ function answer(c: Context<AppEnv>, deps: Deps, q: SightingQuery, what: string):
     )
   const found = sightingsOf(ds, q)
   if (!found) throw notFoundFor(deps, view, caller, `${what} was not seen in the last 24 months`)
-  const at = deps.clock()
-  const usage = chargeCall(deps, caller, at)
   const census = view.get('census')
-  const legalName = (dot: number) =>
-    census ? (findCensusRow(census, dot)?.legal_name ?? null) : null
-  const body = {
-    ...toEquipmentJson(found, legalName, at.getUTCFullYear(), !('vin' in q)),
-    meta: toMetaJson(viewDates(view), {
-      usage,
-      requestId: c.get('requestId'),
-      source: view.source,
-    }),
-  }
-  return c.json(body, 200, rateLimitHeaders(usage, at))
+  const names = census
+    ? censusLegalNames(census, [...new Set(found.carriers.map((s) => s.dot))])
+    : null
+  const at = deps.clock()
+  const json = toEquipmentJson(
+    found,
+    (dot) => names?.get(dot) ?? null,
+    at.getUTCFullYear(),
+    !('vin' in q),
+  )
+  const usage = await chargeGrouped(deps, caller, { at, busy: deps.records.busy })
+  const meta = toMetaJson(datesOf(view), {
+    usage,
+    requestId: c.get('requestId'),
+    source: view.source,
+  })
+  return c.json({ ...json, meta }, 200, rateLimitHeaders(usage, at))
 }
 
 export const equipmentEndpoint: Endpoint = {

@@ -1,0 +1,32 @@
+/**
+ * Only bench/run.ts's "equipment lookup" step, against an existing data directory with the
+ * census and equipment datasets: GET /v1/equipment/{vin} over random VINs of the built file, on
+ * one server, after a warm-up. Prints figures, asserts nothing. The run adds an account and a
+ * key to the directory's app.db.
+ * `npx tsx bench/equipment-load.ts --data-dir DIR [--duration 10] [--connections 32]
+ * [--cpu-prof PROFILE_DIR]` (--cpu-prof: the server writes a V8 CPU profile there when it stops).
+ */
+import { once } from 'node:events'
+import { resolve } from 'node:path'
+import { activeFile, equipmentFacts, equipmentLoad, startApi } from './harness.ts'
+import { args, log } from './options.ts'
+
+const dataDir = args['data-dir']
+if (!dataDir) throw new Error('--data-dir DIR is required')
+const file = activeFile(resolve(dataDir), 'equipment')
+if (!file) throw new Error(`no active equipment dataset in ${dataDir}`)
+const facts = equipmentFacts(file, 200_000)
+const profile = args['cpu-prof']
+const api = await startApi(
+  resolve(dataDir),
+  {},
+  profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profile)}`] : [],
+)
+try {
+  await equipmentLoad('equipment lookup', api, facts.sample)
+} finally {
+  const exited = once(api.server, 'exit')
+  api.server.kill('SIGTERM')
+  await exited
+  log(profile ? `server CPU profile in ${resolve(profile)}` : 'server stopped')
+}
