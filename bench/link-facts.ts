@@ -26,8 +26,7 @@ export function linkIndexFacts(db: Database.Database): {
   let bytes: number | null = null
   try {
     bytes = one<{ b: number }>(
-      `SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('company_links', 'link_values',
-       'companies_fax', 'companies_address')`,
+      `SELECT sum(pgsize) AS b FROM dbstat WHERE name IN ('company_links', 'link_values')`,
     ).b
   } catch {
     bytes = null // a SQLite without the dbstat table

@@ -5,44 +5,32 @@
  */
 
 /**
- * The normalised values the digest covers, in this order: legal name, DBA name, phone (PHONE, or
- * CELL_PHONE when PHONE is empty: the record's phone), cell phone, fax, e-mail, physical street,
- * city, state, ZIP, country, mailing street, city, state, ZIP, country, officer 1, officer 2,
- * STATUS_CODE, MCS-150 date. Adding a value changes every digest: bump the census format.
+ * The normalised values the digest covers, as `companies` columns in this order: legal name, DBA
+ * name, phone (PHONE, or CELL_PHONE when PHONE is empty: the record's phone), cell phone, fax,
+ * e-mail, physical street, city, state, ZIP, country, mailing street, city, state, ZIP, country,
+ * officer 1, officer 2, STATUS_CODE, MCS-150 date. Adding a value changes every digest: bump the
+ * census format.
  */
-export type IdentityValues = [
-  legal: string | null,
-  dba: string | null,
-  phone: string | null,
-  cell: string | null,
-  fax: string | null,
-  email: string | null,
-  phyStreet: string | null,
-  phyCity: string | null,
-  phyState: string | null,
-  phyZip: string | null,
-  phyCountry: string | null,
-  mailStreet: string | null,
-  mailCity: string | null,
-  mailState: string | null,
-  mailZip: string | null,
-  mailCountry: string | null,
-  officer1: string | null,
-  officer2: string | null,
-  status: string | null,
-  mcs150Date: string | null,
-]
+export const IDENTITY_COLUMNS = `legal_name dba_name phone cell_phone fax email phy_street phy_city
+phy_state phy_zip phy_country mail_street mail_city mail_state mail_zip mail_country officer_1
+officer_2 status_code mcs150_date`.split(/\s+/)
 
 /**
- * A 53-bit hash (two 32-bit multiply-xorshift lanes, "cyrb53") of the values with a separator
+ * A 53-bit hash (two 32-bit multiply-xorshift lanes, "cyrb53") of the values (`values`, or
+ * `values` at the positions `at`: the row parser passes a whole `companies` row) with a separator
  * and a distinct mark for null, so `null` and `''` and shifted values differ. A safe integer:
  * SQLite stores it as an INTEGER. A collision would hide one change of one company; at 2^-53 per
  * changed row it is not a practical concern.
  */
-export function identityDigest(values: readonly (string | null)[]): number {
+export function identityDigest(
+  values: readonly (string | number | null)[],
+  at?: readonly number[],
+): number {
   let h1 = 0xdeadbeef
   let h2 = 0x41c6ce57
-  for (const v of values) {
+  const n = at ? at.length : values.length
+  for (let k = 0; k < n; k++) {
+    const v = values[at ? (at[k] as number) : k] as string | null
     if (v === null) {
       h1 = Math.imul(h1 ^ 0x00, 2654435761)
       h2 = Math.imul(h2 ^ 0x01, 1597334677)

@@ -46,6 +46,55 @@ const words = (v: string): string[] =>
     .split(/\s+/)
     .filter((w) => w !== '')
 
+/** The words `scanWords` found: where each starts and ends, and its flags (WORD_*). */
+const MAX_WORDS = 256
+const wordStart = new Int32Array(MAX_WORDS)
+const wordEnd = new Int32Array(MAX_WORDS)
+const wordFlags = new Uint8Array(MAX_WORDS)
+const WORD_LOWER = 1
+const WORD_DIGIT = 2
+
+/**
+ * `words` of the part `from`–`to` of an ASCII value, scanned by hand (the parse workers run it
+ * three times per census row): the maximal runs of letters and digits, into wordStart, wordEnd
+ * and wordFlags from `at` on; returns the count then, or -1 when the part holds a character
+ * beyond ASCII (`toUpperCase` turns some of those into letters: ß → SS) or too many words: such
+ * a value takes the regular-expression path.
+ */
+function scanWords(v: string, from: number, to: number, at: number): number {
+  let n = at
+  let start = -1
+  let flags = 0
+  for (let i = from; i <= to; i++) {
+    const c = i < to ? v.charCodeAt(i) : 32
+    let f = -1
+    if (c >= 65 && c <= 90) f = 0
+    else if (c >= 97 && c <= 122) f = WORD_LOWER
+    else if (c >= 48 && c <= 57) f = WORD_DIGIT
+    else if (c > 127) return -1
+    if (f >= 0) {
+      if (start < 0) {
+        start = i
+        flags = 0
+      }
+      flags |= f
+    } else if (start >= 0) {
+      if (n === MAX_WORDS) return -1
+      wordStart[n] = start
+      wordEnd[n] = i
+      wordFlags[n++] = flags
+      start = -1
+    }
+  }
+  return n
+}
+
+/** The `i`th word scanWords found in `v`, upper case. */
+function wordAt(v: string, i: number): string {
+  const w = v.slice(wordStart[i], wordEnd[i])
+  return ((wordFlags[i] as number) & WORD_LOWER) !== 0 ? w.toUpperCase() : w
+}
+
 /**
  * An officer's name → its link key: upper case, punctuation dropped, "LAST, FIRST" turned round,
  * titles, suffixes and initials dropped, then first and last name ("John A. Smith Jr." and
@@ -54,6 +103,29 @@ const words = (v: string): string[] =>
  */
 export function officerKey(name: string | null): string | null {
   if (name === null) return null
+  // the words in key order: after the first comma, then before it ("LAST, FIRST" turned round)
+  const comma = name.indexOf(',')
+  let n = comma > 0 ? scanWords(name, comma + 1, name.length, 0) : 0
+  if (n >= 0) n = comma > 0 ? scanWords(name, 0, comma, n) : scanWords(name, 0, name.length, 0)
+  if (n < 0) return officerKeyOfWords(name)
+  let count = 0
+  let first = ''
+  let last = ''
+  for (let i = 0; i < n; i++) {
+    // parts: more than one letter, no digit, no title or suffix
+    const short = (wordEnd[i] as number) - (wordStart[i] as number) < 2
+    if (short || ((wordFlags[i] as number) & WORD_DIGIT) !== 0) continue
+    const w = wordAt(name, i)
+    if (NAME_NOISE.has(w)) continue
+    if (count++ === 0) first = w
+    last = w
+  }
+  if (count < 2) return null
+  return `${COMMON_SURNAMES.has(last) ? COMMON_NAME_MARK : ''}${first} ${last}`
+}
+
+/** officerKey by regular expressions: the same rules for any text */
+function officerKeyOfWords(name: string): string | null {
   const comma = name.indexOf(',')
   const ordered = comma > 0 ? `${name.slice(comma + 1)} ${name.slice(0, comma)}` : name
   const parts = words(ordered.replace(/,/g, ' ')).filter(
@@ -94,12 +166,22 @@ export function addressKey(
   state: string | null,
 ): string | null {
   if (street === null) return null
-  const norm = (v: string | null) =>
-    v === null
-      ? ''
-      : words(v.replace(/,/g, ' '))
-          .map((w) => STREET_WORDS[w] ?? w)
-          .join(' ')
-  const s = norm(street)
-  return s === '' ? null : `${s}|${norm(city)}|${(state ?? '').toUpperCase()}`
+  const s = addressPart(street)
+  return s === '' ? null : `${s}|${addressPart(city)}|${(state ?? '').toUpperCase()}`
+}
+
+/** A street or city for addressKey: its words, street words abbreviated, joined by a space. */
+function addressPart(v: string | null): string {
+  if (v === null) return ''
+  const n = scanWords(v, 0, v.length, 0)
+  if (n < 0)
+    return words(v.replace(/,/g, ' '))
+      .map((w) => STREET_WORDS[w] ?? w)
+      .join(' ')
+  let out = ''
+  for (let i = 0; i < n; i++) {
+    const w = wordAt(v, i)
+    out += i === 0 ? (STREET_WORDS[w] ?? w) : ` ${STREET_WORDS[w] ?? w}`
+  }
+  return out
 }

@@ -61,14 +61,16 @@ INSERT INTO link_pairs SELECT x.dot_number, y.dot_number, ${bit} FROM link_value
   WHERE v.kind = '${kind}' AND v.companies <= ${LINK_CAPS[kind as keyof typeof LINK_CAPS]};`
 }
 
+// a company's officer 2 is left out when it has officer 1's key: (key, dot) is unique, and
+// count(*) counts companies (count(DISTINCT dot) built a temporary b-tree for every key)
 const OFFICER_SQL = `
 INSERT INTO officer_keys SELECT officer_1_key, upper(officer_1), dot_number FROM companies
   WHERE officer_1_key IS NOT NULL;
 INSERT INTO officer_keys SELECT officer_2_key, upper(officer_2), dot_number FROM companies
   WHERE officer_2_key IS NOT NULL AND officer_2_key IS NOT coalesce(officer_1_key, '');
 CREATE INDEX temp.officer_keys_key ON officer_keys (key, dot);
-INSERT INTO link_values SELECT 'officer', key, count(DISTINCT dot) FROM officer_keys
-  GROUP BY key HAVING count(DISTINCT dot) > 1;
+INSERT INTO link_values SELECT 'officer', key, count(*) FROM officer_keys
+  GROUP BY key HAVING count(*) > 1;
 INSERT INTO link_pairs SELECT x.dot, y.dot,
   CASE WHEN x.name = y.name AND substr(v.value, 1, 1) <> '*' THEN ${LINK_BITS.officer}
   ELSE ${LINK_BITS.officerKey} END
@@ -84,6 +86,13 @@ INSERT INTO company_links SELECT a, b, sum(DISTINCT bit) FROM link_pairs GROUP B
 DROP TABLE link_pairs;
 DROP TABLE officer_keys;`
 
+/**
+ * The contact indexes only the build reads (the pair joins above): dropped, their pages go back
+ * to the file's free list, where the search tiers copied in next land (search-build.ts). The
+ * phone and e-mail indexes stay: the contact check finds companies by them (census/read.ts).
+ */
+const BUILD_ONLY_INDEXES = ['companies_fax', 'companies_address'] as const
+
 /** Builds `link_values` and `company_links` over the loaded `companies` table. */
 export function buildLinkIndex(ctx: BuildContext): void {
   ctx.db.exec(DDL)
@@ -91,7 +100,10 @@ export function buildLinkIndex(ctx: BuildContext): void {
     for (const [kind, column] of COLUMN_KINDS) ctx.db.exec(columnSql(kind, column, LINK_BITS[kind]))
   })
   ctx.timed('links.officers', () => ctx.db.exec(OFFICER_SQL))
-  ctx.timed('links.pairs', () => ctx.db.exec(PAIRS_SQL))
+  ctx.timed('links.pairs', () => {
+    ctx.db.exec(PAIRS_SQL)
+    for (const index of BUILD_ONLY_INDEXES) ctx.db.exec(`DROP INDEX ${index}`)
+  })
   const { n } = ctx.db.prepare('SELECT count(*) AS n FROM company_links').get() as { n: number }
   ctx.note('links.pairs', n)
   const over = ctx.db

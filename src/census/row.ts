@@ -5,7 +5,7 @@
  */
 import * as N from '../ingest/normalize.ts'
 import { CARGO, CARGO_LABELS, CENSUS_COLUMNS, col, LEASED, OWN } from './columns.ts'
-import { identityDigest, type IdentityValues } from './identity-digest.ts'
+import { IDENTITY_COLUMNS, identityDigest } from './identity-digest.ts'
 import { addressKey, officerKey } from './link-keys.ts'
 
 /** This module, for the parse workers (ingest/parallel.ts imports the parser from it). */
@@ -44,6 +44,13 @@ export type CensusInsert = [
   dockets: [string, number, string | null][],
   digest: number,
 ]
+
+/** Where the digest's values (IDENTITY_COLUMNS) are in the companies values. */
+const DIGEST_AT = IDENTITY_COLUMNS.map((c) => {
+  const i = COMPANY_COLUMNS.indexOf(c)
+  if (i < 0) throw new Error(`no companies column ${c}`)
+  return i
+})
 
 // column positions, looked up once (the row parser runs 4.5 million times a file)
 const I = {
@@ -130,16 +137,27 @@ export function censusInsertRow(f: string[]): CensusInsert | string {
   const cell = N.phoneDigits(f[I.cell])
   const officer1 = N.text(f[I.officer1])
   const officer2 = N.text(f[I.officer2])
-  const identity: IdentityValues = [
+  const phone = N.phoneDigits(f[I.phone]) ?? cell
+  const ps = N.text(f[I.phyStreet])
+  const pc = N.text(f[I.phyCity])
+  const pst = N.text(f[I.phyState])
+  const values = [
+    dot,
     N.text(f[I.legal]),
     N.text(f[I.dba]),
-    N.phoneDigits(f[I.phone]) ?? cell,
-    cell,
+    upper(N.text(f[I.status])),
+    upper(N.text(f[I.operation])),
+    N.text(f[I.classdef]),
+    N.date(f[I.addDate]),
+    N.date(f[I.mcs150Date]),
+    N.int(f[I.mileage]),
+    N.int(f[I.mileageYear]),
+    phone,
     N.phoneDigits(f[I.fax]),
     N.email(f[I.email]),
-    N.text(f[I.phyStreet]),
-    N.text(f[I.phyCity]),
-    N.text(f[I.phyState]),
+    ps,
+    pc,
+    pst,
     N.zip(f[I.phyZip]),
     upper(N.text(f[I.phyCountry])),
     N.text(f[I.mailStreet]),
@@ -147,36 +165,6 @@ export function censusInsertRow(f: string[]): CensusInsert | string {
     N.text(f[I.mailState]),
     N.zip(f[I.mailZip]),
     upper(N.text(f[I.mailCountry])),
-    officer1,
-    officer2,
-    upper(N.text(f[I.status])),
-    N.date(f[I.mcs150Date]),
-  ]
-  const [legal, dba, phone, , fax, email, ps, pc, pst, pz, pco, ms, mc, mst, mz, mco] = identity
-  const values = [
-    dot,
-    legal,
-    dba,
-    identity[18],
-    upper(N.text(f[I.operation])),
-    N.text(f[I.classdef]),
-    N.date(f[I.addDate]),
-    identity[19],
-    N.int(f[I.mileage]),
-    N.int(f[I.mileageYear]),
-    phone,
-    fax,
-    email,
-    ps,
-    pc,
-    pst,
-    pz,
-    pco,
-    ms,
-    mc,
-    mst,
-    mz,
-    mco,
     N.date(f[I.mailUndDate]),
     upper(N.text(f[I.undelivPhy])),
     N.int(f[I.powerUnits]),
@@ -203,5 +191,5 @@ export function censusInsertRow(f: string[]): CensusInsert | string {
     officerKey(officer2),
     addressKey(ps, pc, pst),
   ]
-  return [values, dockets, identityDigest(identity)]
+  return [values, dockets, identityDigest(values, DIGEST_AT)]
 }

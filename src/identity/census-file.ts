@@ -5,12 +5,11 @@
  */
 import { CENSUS_COLUMNS } from '../census/columns.ts'
 import { COMPANY_COLUMNS, censusInsertRow } from '../census/row.ts'
+import { IDENTITY_COLUMNS } from '../census/identity-digest.ts'
 import { openSqlite } from '../db/open.ts'
 import { readCsv } from '../ingest/csv.ts'
 
-export const IDENTITY_COLUMNS = `legal_name dba_name phone cell_phone fax email phy_street phy_city
-phy_state phy_zip phy_country mail_street mail_city mail_state mail_zip mail_country officer_1
-officer_2 status_code mcs150_date`.split(/\s+/)
+export { IDENTITY_COLUMNS }
 
 /** Writes `outPath` (a new file) from the census CSV at `csvPath`; returns the rows written. */
 export async function identityFileFromCsv(
