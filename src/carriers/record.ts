@@ -335,7 +335,7 @@ export function recordData(
     violations: safetyFacts?.asOf.violations ?? view.get('violations')?.asOf ?? null,
     equipment: view.get('equipment')?.asOf ?? null,
   }
-  const importedAt = importedAtOf(view, Object.keys(dataAsOf))
+  const importedAt = recordImportedAt(view)
   return {
     dot_number: identity.dot_number,
     mc_number: identity.mc_number,
@@ -363,6 +363,17 @@ export function recordData(
     },
     links: c ? linkFacts(view, dot, c.add_date) : null,
   }
+}
+
+/** The datasets a record dates (`meta.data_as_of`, `meta.imported_at`), in the record's order. */
+const RECORD_DATASETS = ['census', 'motus', 'legacy', 'sms', 'oos', 'violations', 'equipment']
+/** A view's `imported_at` of a record: the same for every record of the view, written once. */
+const importedAtByView = new WeakMap<DataView, Record<string, string | null>>()
+
+function recordImportedAt(view: DataView): Record<string, string | null> {
+  let at = importedAtByView.get(view)
+  if (!at) importedAtByView.set(view, (at = importedAtOf(view, RECORD_DATASETS)))
+  return at
 }
 
 /** The census fields the Trust Score reads (trust/input.ts `TrustCensus`). */
