@@ -9,6 +9,7 @@
 import { hasSchemaObject, type ActiveDataset, type DataView } from '../db/datasets.ts'
 import { vinLinksOf, vinsOverCap } from '../equipment/read.ts'
 import { cached, type Sqlite } from '../db/open.ts'
+import { listsDot } from '../db/dot-set.ts'
 import type { Channel } from '../db/names.ts'
 import { LINK_CAPS, isLink, sharedKinds } from '../census/links-build.ts'
 import { usdotStatusOf } from '../census/read.ts'
@@ -138,15 +139,19 @@ function eventsOf(view: DataView, dots: readonly number[]): Map<number, LinkEven
 /**
  * The links of a company the census knows (`addDate`: its census registration date) from the
  * view's datasets, or null when the census was built before the link index. A company with no
- * pairs in the index and no VIN under another carrier (most of them) costs two indexed reads.
+ * pairs in the index (a binary search) and no VIN under another carrier (one indexed read), most
+ * of them, costs nothing more.
  */
 export function linkFacts(view: DataView, dot: number, addDate: string | null): LinkFacts | null {
   const census = view.get('census')
   if (!census || !hasSchemaObject(census, 'company_links')) return null
-  const pairs = census
-    .stmt('SELECT other, shared FROM company_links WHERE dot_number = ?')
-    .raw()
-    .all(dot) as [number, number][]
+  // the USDOTs with pairs (a small part of the census) are held in memory: most cost no read
+  const pairs = listsDot(census.db, 'company_links', dot)
+    ? (census
+        .stmt('SELECT other, shared FROM company_links WHERE dot_number = ?')
+        .raw()
+        .all(dot) as [number, number][])
+    : []
   const ds = view.get('equipment')
   const vins = ds ? vinLinksOf(ds, dot, LINK_CAPS.vin) : NO_VINS
   if (pairs.length === 0 && vins.size === 0) return { addDate, events: [], links: [] }
