@@ -16,6 +16,7 @@ import {
   compareInWorker,
   contactChangedDays,
   decodeCursor,
+  HELD_CHANGES_MAX,
   hasHistory,
   historySince,
   pruneHistory,
@@ -217,6 +218,19 @@ describe('identity history', () => {
         history_since: '2026-11-20',
       })
       // a company the history has no change of is unchanged
+      expect(openRecords(ctx.deps, 'live').recordNow(B)?.identity).toMatchObject({
+        recent_changes: [],
+        contact_changed_days: null,
+      })
+      // a history too large to list (HELD_CHANGES_MAX): each company is asked, with the same answer
+      other
+        .prepare(
+          `INSERT INTO identity_comparisons (channel, from_version, to_version, from_as_of, to_as_of,
+           changed, added, removed, changes, seconds, compared_at)
+           VALUES ('live', 99, 100, '2026-12-30', '2026-12-30', 0, 0, 0, ?, 0, 0)`,
+        )
+        .run(HELD_CHANGES_MAX + 1)
+      expect(identity()).toMatchObject({ contact_changed_days: 1, history_since: '2026-11-20' })
       expect(openRecords(ctx.deps, 'live').recordNow(B)?.identity).toMatchObject({
         recent_changes: [],
         contact_changed_days: null,

@@ -298,11 +298,22 @@ export function historySince(db: Sqlite, channel: Channel = 'live'): string | nu
 
 /** What the history says of every company of a channel, as a connection holds it. */
 export interface ChannelHistory {
-  /** the USDOTs with any recorded change (new and vanished ones included), ascending */
-  readonly dots: SortedDots
+  /**
+   * the USDOTs with any recorded change (new and vanished ones included), ascending; null when
+   * the history is too large to list at once (HELD_CHANGES_MAX): every company is then asked
+   */
+  readonly dots: SortedDots | null
   /** `historySince` */
   readonly since: string | null
 }
+
+/**
+ * The history's USDOTs are held only while it has at most this many changes: listing them is a
+ * scan of the channel's changes (about a tenth of a second per million), made again after every
+ * comparison or pruning by every connection that assembles records. A larger history (months of
+ * daily censuses at full scale) is asked per company instead: two indexed reads.
+ */
+export const HELD_CHANGES_MAX = 1_000_000
 
 /**
  * The history as a connection holds it at an epoch of `identity_history_epoch` (bumped by every
@@ -345,21 +356,33 @@ export function historyIndex(db: Sqlite, epoch = historyEpoch(db)): HistoryIndex
 export function channelHistory(db: Sqlite, index: HistoryIndex, channel: Channel): ChannelHistory {
   let held = index.channels.get(channel)
   if (!held) {
-    const dots = cached(
+    // the comparisons count the changes they recorded: an upper bound of the rows kept
+    const changes = cached(
       db,
-      'SELECT DISTINCT dot_number FROM identity_changes WHERE channel = ? ORDER BY dot_number',
+      'SELECT coalesce(sum(changes), 0) FROM identity_comparisons WHERE channel = ?',
     )
       .pluck()
-      .all(channel) as number[]
-    held = { dots: sortedDots(dots), since: historySince(db, channel) }
+      .get(channel) as number
+    const dots =
+      changes > HELD_CHANGES_MAX
+        ? null
+        : sortedDots(
+            cached(
+              db,
+              'SELECT DISTINCT dot_number FROM identity_changes WHERE channel = ? ORDER BY dot_number',
+            )
+              .pluck()
+              .all(channel) as number[],
+          )
+    held = { dots, since: historySince(db, channel) }
     index.channels.set(channel, held)
   }
   return held
 }
 
-/** Whether the history has any change of `dot` (a binary search of the holding). */
+/** Whether the history may have a change of `dot` (a binary search of the holding, if held). */
 export const hasChanges = (held: ChannelHistory, dot: number): boolean =>
-  includesDot(held.dots, dot)
+  held.dots === null || includesDot(held.dots, dot)
 
 export interface ChangeJson {
   field: string
