@@ -192,9 +192,10 @@ describe('identity history', () => {
     identity() // its second miss: the record cache keeps it
     const kept = identity()
     expect(identity()).toBe(kept)
-    // another process (the CLI's import) records a change of A's phone
+    // another process (the CLI's import) records a change of A's phone, with its comparison
     const other = new Database(ctx.deps.config.paths.appDb)
     try {
+      other.exec('BEGIN IMMEDIATE')
       const id = other
         .prepare(
           `INSERT INTO identity_comparisons (channel, from_version, to_version, from_as_of, to_as_of,
@@ -208,6 +209,7 @@ describe('identity history', () => {
            comparison_id) VALUES ('live', ?, 'phone', '7125550100', '3055550199', '2026-12-30', ?)`,
         )
         .run(A, id)
+      other.exec('COMMIT')
       const changed = identity()
       expect(changed).not.toBe(kept)
       expect(changed).toMatchObject({
