@@ -30,7 +30,7 @@ export interface RecordAnswer {
 
 /** What assembling a whole record needs: its dataset part's, app.db (reviews) and the verdict. */
 export type RecordAnswerDeps = RecordDataDeps &
-  Pick<RecordDeps, 'db' | 'reviewed' | 'batch'> & {
+  Pick<RecordDeps, 'db' | 'reviewed' | 'history' | 'batch'> & {
     /** `dataReasons` of the view at this instant (data-check.ts) */
     dataReasons: readonly string[]
     /** also answer the record's `bond` block as text (`RecordAnswer.bond`) */

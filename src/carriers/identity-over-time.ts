@@ -2,12 +2,23 @@
  * The record's identity over time: the history's fields (`recent_changes`, `contact_changed_days`,
  * `history_since`) and the links' counts (`identity.links`), read from app.db's history and the
  * record's link facts, added to the dataset part of the identity block; and the judged links as
- * the Trust Score reads them.
+ * the Trust Score reads them. A company without changes in the history (most of them) and without
+ * links costs no query; a cached record keeps its result while the history's holding and the day
+ * are the ones it was computed with (identity/history.ts `HistoryIndex`).
  */
 import type { IdentityJson } from '../census/schema.ts'
+import type { Channel } from '../db/names.ts'
 import type { Sqlite } from '../db/open.ts'
-import { contactChangedDays, historySince, recentChanges } from '../identity/history.ts'
-import { linkCounts, linksWithHistory, type LinkFacts, type LinkJson } from '../identity/links.ts'
+import {
+  channelHistory,
+  contactChangedDays,
+  hasChanges,
+  recentChanges,
+  type ChannelHistory,
+  type HistoryIndex,
+} from '../identity/history.ts'
+import { judgeLinks, linkCounts, type LinkFacts, type LinkJson } from '../identity/links.ts'
+import { inactiveDates } from '../identity/links.ts'
 import type { IdentityHistoryJson } from '../identity/schema.ts'
 import type { LinkedSignal, LinkSignals } from '../trust/signals.ts'
 
@@ -17,7 +28,7 @@ export type FullIdentityJson = IdentityJson & IdentityHistoryJson
 interface OverTime {
   identity: FullIdentityJson
   signals: LinkSignals
-  /** what both were computed from (the Trust Score's memo key) */
+  /** what both were computed from (the Trust Score's memo key): the holding and the day */
   key: string
 }
 
@@ -30,20 +41,29 @@ const signalOf = (l: LinkJson): LinkedSignal => ({
   event: l.event?.kind ?? null,
 })
 
-/** The judged links of a company (none when the census has no link index or no row for it). */
-export function judgedLinks(
+const NO_SIGNALS: LinkSignals = { predecessors: [], successors: [], concurrent: [] }
+
+/**
+ * The judged links of a company: the history's inactive dates are read only for the companies
+ * (this one and the linked ones) the history has any change of.
+ */
+function judged(
   db: Sqlite,
-  source: 'mirror' | 'sample',
+  held: ChannelHistory,
+  channel: Channel,
   dot: number,
   facts: LinkFacts | null,
 ): LinkJson[] {
-  return facts ? linksWithHistory(db, dot, facts, source === 'sample' ? 'sample' : 'live') : []
+  if (!facts || facts.links.length === 0) return []
+  const inHistory = [dot, ...facts.links.map((l) => l.dot)].filter((d) => hasChanges(held, d))
+  return judgeLinks(dot, facts, inactiveDates(db, inHistory, channel))
 }
 
 /** The identity block with the history's and the links' fields, and the links' signals. */
 export function identityOverTime(
   db: Sqlite,
   today: string,
+  history: HistoryIndex,
   data: {
     identity: IdentityJson
     dotNumber: number
@@ -51,31 +71,31 @@ export function identityOverTime(
     links: LinkFacts | null
   },
 ): OverTime {
-  const channel = data.source === 'sample' ? 'sample' : 'live'
-  const dot = data.dotNumber
-  const links = judgedLinks(db, data.source, dot, data.links)
-  const extra: IdentityHistoryJson = {
-    // the history records only the fields of its schema (identity/compare.ts HISTORY_FIELDS)
-    recent_changes: recentChanges(
-      db,
-      dot,
-      today,
-      90,
-      20,
-      channel,
-    ) as IdentityHistoryJson['recent_changes'],
-    contact_changed_days: contactChangedDays(db, dot, today, channel),
-    history_since: historySince(db, channel),
-    links: linkCounts(links),
-  }
-  const key = `${JSON.stringify(extra)}|${JSON.stringify(links)}`
+  const key = `${history.serial}|${today}`
   const kept = memo.get(data.identity)
   if (kept?.key === key) return kept
-  const signals: LinkSignals = {
-    predecessors: links.filter((l) => l.relation === 'predecessor').map(signalOf),
-    successors: links.filter((l) => l.relation === 'successor').map(signalOf),
-    concurrent: links.filter((l) => l.relation === 'concurrent').map(signalOf),
+  const channel: Channel = data.source === 'sample' ? 'sample' : 'live'
+  const held = channelHistory(db, history, channel)
+  const dot = data.dotNumber
+  const links = judged(db, held, channel, dot, data.links)
+  const changed = hasChanges(held, dot)
+  const extra: IdentityHistoryJson = {
+    // the history records only the fields of its schema (identity/compare.ts HISTORY_FIELDS)
+    recent_changes: (changed
+      ? recentChanges(db, dot, today, 90, 20, channel)
+      : []) as IdentityHistoryJson['recent_changes'],
+    contact_changed_days: changed ? contactChangedDays(db, dot, today, channel) : null,
+    history_since: held.since,
+    links: linkCounts(links),
   }
+  const signals: LinkSignals =
+    links.length === 0
+      ? NO_SIGNALS
+      : {
+          predecessors: links.filter((l) => l.relation === 'predecessor').map(signalOf),
+          successors: links.filter((l) => l.relation === 'successor').map(signalOf),
+          concurrent: links.filter((l) => l.relation === 'concurrent').map(signalOf),
+        }
   const fresh = { identity: { ...data.identity, ...extra }, signals, key }
   memo.set(data.identity, fresh)
   return fresh

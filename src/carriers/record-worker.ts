@@ -11,6 +11,7 @@ import { openSqlite, type Sqlite } from '../db/open.ts'
 import { answerRecord, type RecordAnswerDeps } from './answer.ts'
 import { sortedDots } from '../db/dot-set.ts'
 import type { ReviewedDots } from '../reviews/reviews.ts'
+import { historyIndex } from '../identity/history.ts'
 import { recordData } from './record.ts'
 import type { FollowRequest, ReadReply, ReadRequest, ViewRef } from './record-workers.ts'
 
@@ -88,6 +89,8 @@ function answer(req: ReadRequest): ReadReply {
       if (req.whole.reviewed !== undefined)
         deps.reviewed = req.whole.reviewed ? listing(req.dot) : UNREVIEWED
       if (req.whole.bond) deps.bond = true
+      // the history as of the caller's epoch (or newer): read again only when it moved
+      deps.history = historyIndex(reviewsDb, req.whole.historyEpoch)
       return { id: req.id, answer: data && answerRecord(deps, data) }
     }
     return { id: req.id, ...(data ? dataBlocksFirst(data) : { json: 'null', blocks: 0 }) }

@@ -70,6 +70,8 @@ export interface ReadRequest {
     reviewed?: boolean
     /** also answer the record's bond block as text (GET /v1/broker) */
     bond?: true
+    /** the identity history's epoch the caller read (identity/history.ts `historyIndex`) */
+    historyEpoch?: number
   }
 }
 
@@ -184,6 +186,7 @@ export class RecordWorkers implements RecordPort {
         const whole: ReadRequest['whole'] = { dataReasons: deps.dataReasons }
         if (deps.reviewed) whole.reviewed = includesDot(deps.reviewed.dots, dot)
         if (deps.bond) whole.bond = true
+        if (deps.history) whole.historyEpoch = deps.history.epoch
         const reply = await this.ask(view, dot, deps.today, deps.batch === true, whole)
         if (!('answer' in reply)) throw new Error('record worker answered without the record')
         return reply.answer

@@ -19,6 +19,7 @@ import type { TrustJson } from '../trust/schema.ts'
 import type { LinkSignals } from '../trust/signals.ts'
 import { linkFacts, type LinkFacts } from '../identity/links.ts'
 import { identityOverTime } from './identity-over-time.ts'
+import { historyIndex, type HistoryIndex } from '../identity/history.ts'
 import { cachedPerView } from './record-cache.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
 import {
@@ -75,6 +76,11 @@ export interface RecordDeps {
    * instant: read once instead of once per record
    */
   reviewed?: ReviewedDots
+  /**
+   * The identity history as the caller holds it at its instant (identity/history.ts
+   * `historyIndex`): read once per request instead of once per record
+   */
+  history?: HistoryIndex
   /** entries of the per-view cache of the dataset part of records (record-cache.ts); 0 or unset: off */
   cacheEntries?: number
   /**
@@ -198,13 +204,13 @@ const cacheKey = (deps: RecordDeps, dot: number) => `${deps.today}|${dot}`
  * with the data, for the next call over the same (cached) data object.
  */
 export function completeRecord(
-  deps: Pick<RecordDeps, 'db' | 'today' | 'reviewed'>,
+  deps: Pick<RecordDeps, 'db' | 'today' | 'reviewed' | 'history'>,
   data: RecordData,
   reasons: readonly string[],
   memo = true,
 ): CompanyRecord {
   // the history's and the links' part of the identity block (app.db), one object while it holds
-  const over = identityOverTime(deps.db, deps.today, data)
+  const over = identityOverTime(deps.db, deps.today, deps.history ?? historyIndex(deps.db), data)
   const links: LinkSignals = over.signals
   // one literal of a fixed shape, keys in the order of `recordData` then trust and reviews (what
   // `{ ...data minus contacts, trust, reviews }` gave, without its two copies of every key)
@@ -329,7 +335,7 @@ export function recordData(
     violations: safetyFacts?.asOf.violations ?? view.get('violations')?.asOf ?? null,
     equipment: view.get('equipment')?.asOf ?? null,
   }
-  const importedAt = importedAtOf(view, Object.keys(dataAsOf))
+  const importedAt = recordImportedAt(view)
   return {
     dot_number: identity.dot_number,
     mc_number: identity.mc_number,
@@ -355,8 +361,19 @@ export function recordData(
       census: c ? trustCensusOf(c) : null,
       officers: censusOfficers(census, dot).join('; ') || null,
     },
-    links: c ? linkFacts(view, dot) : null,
+    links: c ? linkFacts(view, dot, c.add_date) : null,
   }
+}
+
+/** The datasets a record dates (`meta.data_as_of`, `meta.imported_at`), in the record's order. */
+const RECORD_DATASETS = ['census', 'motus', 'legacy', 'sms', 'oos', 'violations', 'equipment']
+/** A view's `imported_at` of a record: the same for every record of the view, written once. */
+const importedAtByView = new WeakMap<DataView, Record<string, string | null>>()
+
+function recordImportedAt(view: DataView): Record<string, string | null> {
+  let at = importedAtByView.get(view)
+  if (!at) importedAtByView.set(view, (at = importedAtOf(view, RECORD_DATASETS)))
+  return at
 }
 
 /** The census fields the Trust Score reads (trust/input.ts `TrustCensus`). */

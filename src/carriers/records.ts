@@ -11,6 +11,7 @@ import type { DataView } from '../db/datasets.ts'
 import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { KeyMode } from '../keys/keys.ts'
+import { historyIndex } from '../identity/history.ts'
 import { reviewedDots } from '../reviews/reviews.ts'
 import { answerOf, answerRecord, type RecordAnswer, type RecordAnswerDeps } from './answer.ts'
 import { dataReasons } from './data-check.ts'
@@ -134,7 +135,8 @@ export interface OpenOptions {
 /**
  * The readers of one request (a lookup, a batch, the holders of one docket, a sweep of the
  * watchlist), sharing one instant: the clock, the view (`at`: the caller's key mode, or a view
- * the caller holds), the freshness verdict (data-check.ts) and the companies with reviews. Throws
+ * the caller holds), the freshness verdict (data-check.ts), the companies with reviews and the
+ * identity history's holding. Throws
  * 503 dataset_unavailable from a read when the view has no census.
  */
 export function openRecords(
@@ -153,15 +155,22 @@ export function openRecords(
   }
   const reasons = dataReasons(context, view)
   const reviewed = reviewedDots(deps.db)
+  const history = historyIndex(deps.db)
   const port = options.uncached
     ? deps.records
     : cachedRecords(deps.records, deps.config.records.cacheEntries)
   const readDeps: RecordReadDeps = { today: context.today }
   if (context.nationalAverages) readDeps.nationalAverages = context.nationalAverages
   if (options.batch) readDeps.batch = true
-  const whole: RecordAnswerDeps = { ...readDeps, db: deps.db, dataReasons: reasons, reviewed }
+  const whole: RecordAnswerDeps = {
+    ...readDeps,
+    db: deps.db,
+    dataReasons: reasons,
+    reviewed,
+    history,
+  }
   const complete = (data: RecordData | null) =>
-    data && completeRecord({ db: deps.db, today: context.today, reviewed }, data, reasons)
+    data && completeRecord({ db: deps.db, today: context.today, reviewed, history }, data, reasons)
   const census = () => {
     if (!view.get('census')) throw new AppError('dataset_unavailable')
   }

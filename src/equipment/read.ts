@@ -299,28 +299,31 @@ export function toEquipmentJson(
 
 /**
  * The other USDOTs the company's valid VINs were seen under, counting only VINs seen under at
- * most `cap` carriers (a VIN seen under more is a lessor's or a rental fleet's: counted as
- * suppressed, never a link).
+ * most `cap` carriers (a VIN seen under more is a lessor's or a rental fleet's: never a link;
+ * `vinsOverCap` counts them). A VIN seen under this carrier alone is not joined.
  */
-export function vinLinksOf(
-  ds: ActiveDataset,
-  dot: number,
-  cap: number,
-): { others: Set<number>; suppressed: number } {
+export function vinLinksOf(ds: ActiveDataset, dot: number, cap: number): Set<number> {
   // an equipment file built before the index by USDOT has no VIN links
-  if (!hasSchemaObject(ds, 'vin_carriers_by_dot')) return { others: new Set(), suppressed: 0 }
-  const rows = ds
+  if (!hasSchemaObject(ds, 'vin_carriers_by_dot')) return new Set()
+  const others = ds
     .stmt(
       `SELECT b.dot AS other FROM vin_carriers a INDEXED BY vin_carriers_by_dot
        CROSS JOIN vin_carriers b ON b.vin = a.vin AND b.dot <> a.dot
-       WHERE a.dot = ? AND a.valid = 1 AND a.carriers <= ?`,
+       WHERE a.dot = ? AND a.valid = 1 AND a.carriers > 1 AND a.carriers <= ?`,
     )
-    .all(dot, cap) as { other: number }[]
-  const { n } = ds
+    .pluck()
+    .all(dot, cap) as number[]
+  return new Set(others)
+}
+
+/** How many of the company's valid VINs were seen under more than `cap` carriers. */
+export function vinsOverCap(ds: ActiveDataset, dot: number, cap: number): number {
+  if (!hasSchemaObject(ds, 'vin_carriers_by_dot')) return 0
+  return ds
     .stmt(
-      `SELECT count(*) AS n FROM vin_carriers INDEXED BY vin_carriers_by_dot
+      `SELECT count(*) FROM vin_carriers INDEXED BY vin_carriers_by_dot
        WHERE dot = ? AND valid = 1 AND carriers > ?`,
     )
-    .get(dot, cap) as { n: number }
-  return { others: new Set(rows.map((r) => r.other)), suppressed: n }
+    .pluck()
+    .get(dot, cap) as number
 }

@@ -1,7 +1,9 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Database from 'better-sqlite3'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
+import { openRecords } from '../carriers/records.ts'
 import { CENSUS_COLUMNS } from '../census/columns.ts'
 import { identityDigest } from '../census/identity-digest.ts'
 import { pipelineDeps } from '../deps.ts'
@@ -14,6 +16,7 @@ import {
   compareInWorker,
   contactChangedDays,
   decodeCursor,
+  HELD_CHANGES_MAX,
   hasHistory,
   historySince,
   pruneHistory,
@@ -176,6 +179,69 @@ describe('identity history', () => {
       changesPage(ctx.deps.db, A, { limit: 50 }).changes.every((c) => c.seen_at === '2026-11-27'),
     ).toBe(true)
     expect(historySince(ctx.deps.db)).toBe('2022-11-27')
+  })
+
+  test('a cached record keeps its history fields until the history moves, whichever connection writes it', async () => {
+    await importCensus(v1, '2026-11-20')
+    const identity = () => openRecords(ctx.deps, 'live').recordNow(A)?.identity
+    expect(identity()).toMatchObject({
+      recent_changes: [],
+      contact_changed_days: null,
+      history_since: '2026-11-20',
+    })
+    identity() // its second miss: the record cache keeps it
+    const kept = identity()
+    expect(identity()).toBe(kept)
+    // another process (the CLI's import) records a change of A's phone, with its comparison
+    const other = new Database(ctx.deps.config.paths.appDb)
+    try {
+      other.exec('BEGIN IMMEDIATE')
+      const id = other
+        .prepare(
+          `INSERT INTO identity_comparisons (channel, from_version, to_version, from_as_of, to_as_of,
+           changed, added, removed, changes, seconds, compared_at)
+           VALUES ('live', 1, 99, '2026-11-20', '2026-12-30', 1, 0, 0, 1, 0, 0)`,
+        )
+        .run().lastInsertRowid
+      other
+        .prepare(
+          `INSERT INTO identity_changes (channel, dot_number, field, from_value, to_value, seen_at,
+           comparison_id) VALUES ('live', ?, 'phone', '7125550100', '3055550199', '2026-12-30', ?)`,
+        )
+        .run(A, id)
+      other.exec('COMMIT')
+      const changed = identity()
+      expect(changed).not.toBe(kept)
+      expect(changed).toMatchObject({
+        contact_changed_days: 1,
+        recent_changes: [
+          { field: 'phone', from: '7125550100', to: '3055550199', seen_at: '2026-12-30' },
+        ],
+        history_since: '2026-11-20',
+      })
+      // a company the history has no change of is unchanged
+      expect(openRecords(ctx.deps, 'live').recordNow(B)?.identity).toMatchObject({
+        recent_changes: [],
+        contact_changed_days: null,
+      })
+      // a history too large to list (HELD_CHANGES_MAX): each company is asked, with the same answer
+      other
+        .prepare(
+          `INSERT INTO identity_comparisons (channel, from_version, to_version, from_as_of, to_as_of,
+           changed, added, removed, changes, seconds, compared_at)
+           VALUES ('live', 99, 100, '2026-12-30', '2026-12-30', 0, 0, 0, ?, 0, 0)`,
+        )
+        .run(HELD_CHANGES_MAX + 1)
+      expect(identity()).toMatchObject({ contact_changed_days: 1, history_since: '2026-11-20' })
+      expect(openRecords(ctx.deps, 'live').recordNow(B)?.identity).toMatchObject({
+        recent_changes: [],
+        contact_changed_days: null,
+      })
+      other.prepare('DELETE FROM identity_changes WHERE dot_number = ?').run(A)
+      expect(identity()).toMatchObject({ recent_changes: [], contact_changed_days: null })
+    } finally {
+      other.close()
+    }
   })
 
   test('a census without the officer or fax columns is refused', async () => {

@@ -15,6 +15,7 @@ import { cached } from '../db/open.ts'
 import type { Channel } from '../db/names.ts'
 import { resolveStoredPath } from '../db/paths.ts'
 import { daysBefore, daysBetween } from '../dates.ts'
+import { includesDot, sortedDots, type SortedDots } from '../db/dot-set.ts'
 import type { Clock } from '../clock.ts'
 import type { Logger } from '../log.ts'
 import { AppError } from '../errors.ts'
@@ -294,6 +295,94 @@ export function historySince(db: Sqlite, channel: Channel = 'live'): string | nu
   const after = oldest?.from_as_of ?? null
   return after !== null && after > base.to_as_of ? after : base.to_as_of
 }
+
+/** What the history says of every company of a channel, as a connection holds it. */
+export interface ChannelHistory {
+  /**
+   * the USDOTs with any recorded change (new and vanished ones included), ascending; null when
+   * the history is too large to list at once (HELD_CHANGES_MAX): every company is then asked
+   */
+  readonly dots: SortedDots | null
+  /** `historySince` */
+  readonly since: string | null
+}
+
+/**
+ * The history's USDOTs are held only while it has at most this many changes: listing them is a
+ * scan of the channel's changes (about a tenth of a second per million), made again after every
+ * comparison or pruning by every connection that assembles records. A larger history (months of
+ * daily censuses at full scale) is asked per company instead: two indexed reads.
+ */
+export const HELD_CHANGES_MAX = 1_000_000
+
+/**
+ * The history as a connection holds it at an epoch of `identity_history_epoch` (bumped by every
+ * write to the history's tables, from any process): per channel, which USDOTs have any change and
+ * the date the history runs from, read on first use. A company with no change (most of them) then
+ * costs no query. `serial` names this holding (a new one per connection and epoch): what was
+ * derived from it (a cached record's history fields) holds while the serial does.
+ */
+export interface HistoryIndex {
+  readonly epoch: number
+  readonly serial: number
+  readonly channels: Map<Channel, ChannelHistory>
+}
+
+/** The holding each connection last read. */
+const heldHistory = new WeakMap<Sqlite, HistoryIndex>()
+let serials = 0
+
+/** The history's epoch now (identity_history_epoch). */
+export function historyEpoch(db: Sqlite): number {
+  return cached(db, 'SELECT epoch FROM identity_history_epoch WHERE id = 1').pluck().get() as number
+}
+
+/**
+ * The connection's holding of the history at `epoch` (read now when not given): the one held
+ * while the epoch is unchanged, else a new, empty one. The epoch is read before the lists, so a
+ * write between the two reads makes the next call read them again: a holding never claims an
+ * epoch newer than itself.
+ */
+export function historyIndex(db: Sqlite, epoch = historyEpoch(db)): HistoryIndex {
+  let held = heldHistory.get(db)
+  if (held?.epoch !== epoch) {
+    held = { epoch, serial: ++serials, channels: new Map() }
+    heldHistory.set(db, held)
+  }
+  return held
+}
+
+/** The channel's part of a holding, read on first use. */
+export function channelHistory(db: Sqlite, index: HistoryIndex, channel: Channel): ChannelHistory {
+  let held = index.channels.get(channel)
+  if (!held) {
+    // the comparisons count the changes they recorded: an upper bound of the rows kept
+    const changes = cached(
+      db,
+      'SELECT coalesce(sum(changes), 0) FROM identity_comparisons WHERE channel = ?',
+    )
+      .pluck()
+      .get(channel) as number
+    const dots =
+      changes > HELD_CHANGES_MAX
+        ? null
+        : sortedDots(
+            cached(
+              db,
+              'SELECT DISTINCT dot_number FROM identity_changes WHERE channel = ? ORDER BY dot_number',
+            )
+              .pluck()
+              .all(channel) as number[],
+          )
+    held = { dots, since: historySince(db, channel) }
+    index.channels.set(channel, held)
+  }
+  return held
+}
+
+/** Whether the history may have a change of `dot` (a binary search of the holding, if held). */
+export const hasChanges = (held: ChannelHistory, dot: number): boolean =>
+  held.dots === null || includesDot(held.dots, dot)
 
 export interface ChangeJson {
   field: string

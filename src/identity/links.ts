@@ -7,8 +7,9 @@
  * predecessor; the reverse, a successor.
  */
 import { hasSchemaObject, type ActiveDataset, type DataView } from '../db/datasets.ts'
-import { vinLinksOf } from '../equipment/read.ts'
+import { vinLinksOf, vinsOverCap } from '../equipment/read.ts'
 import { cached, type Sqlite } from '../db/open.ts'
+import { listsDot } from '../db/dot-set.ts'
 import type { Channel } from '../db/names.ts'
 import { LINK_CAPS, isLink, sharedKinds } from '../census/links-build.ts'
 import { usdotStatusOf } from '../census/read.ts'
@@ -36,14 +37,13 @@ export interface LinkedCompany {
 
 /**
  * What the datasets say of a company's links (plain data: it crosses threads with the record).
- * The inactive events come from the history in app.db (`withHistory`).
+ * The inactive events come from the history in app.db (`withHistory`). `events` are the
+ * company's own, read only when it has links (they judge nothing else).
  */
 export interface LinkFacts {
   addDate: string | null
   events: LinkEvent[]
   links: LinkedCompany[]
-  /** per kind, how many of the company's values are shared too widely to be a link */
-  suppressed: Partial<Record<LinkKind, number>>
 }
 
 /** Days within which an event and a registration make a predecessor and its successor. */
@@ -84,7 +84,7 @@ interface OwnRow {
   officer_2_key: string | null
 }
 
-/** The company's census values over their cap, per kind. */
+/** The company's census values over their cap, per kind (GET .../links only). */
 function suppressedOf(census: ActiveDataset, own: OwnRow): Partial<Record<LinkKind, number>> {
   const out: Partial<Record<LinkKind, number>> = {}
   const probes: [LinkKind, string | null][] = [
@@ -102,12 +102,6 @@ function suppressedOf(census: ActiveDataset, own: OwnRow): Partial<Record<LinkKi
     if (row && row.companies > LINK_CAPS[kind]) out[kind] = (out[kind] ?? 0) + 1
   }
   return out
-}
-
-/** The other carriers of the company's VINs (valid, at most LINK_CAPS.vin carriers each). */
-function vinLinks(view: DataView, dot: number): { others: Set<number>; suppressed: number } {
-  const ds = view.get('equipment')
-  return ds ? vinLinksOf(ds, dot, LINK_CAPS.vin) : { others: new Set(), suppressed: 0 }
 }
 
 const REVOKED_SQL = `SELECT DISTINCT d.dot_number AS dot, coalesce(r.effective_date, r.serve_date) AS date
@@ -143,34 +137,32 @@ function eventsOf(view: DataView, dots: readonly number[]): Map<number, LinkEven
 }
 
 /**
- * The links of a company from the view's datasets, or null when the census does not know it or
- * was built before the link index.
+ * The links of a company the census knows (`addDate`: its census registration date) from the
+ * view's datasets, or null when the census was built before the link index. A company with no
+ * pairs in the index (a binary search) and no VIN under another carrier (one indexed read), most
+ * of them, costs nothing more.
  */
-export function linkFacts(view: DataView, dot: number): LinkFacts | null {
+export function linkFacts(view: DataView, dot: number, addDate: string | null): LinkFacts | null {
   const census = view.get('census')
   if (!census || !hasSchemaObject(census, 'company_links')) return null
-  const own = census
-    .stmt(
-      `SELECT add_date, phone, fax, email, address_key, officer_1_key, officer_2_key
-       FROM companies WHERE dot_number = ?`,
-    )
-    .get(dot) as OwnRow | undefined
-  if (!own) return null
-  const bits = new Map(
-    (
-      census.stmt('SELECT other, shared FROM company_links WHERE dot_number = ?').all(dot) as {
-        other: number
-        shared: number
-      }[]
-    ).map((r) => [r.other, r.shared]),
-  )
-  const vins = vinLinks(view, dot)
+  // the USDOTs with pairs (a small part of the census) are held in memory: most cost no read
+  const pairs = listsDot(census.db, 'company_links', dot)
+    ? (census
+        .stmt('SELECT other, shared FROM company_links WHERE dot_number = ?')
+        .raw()
+        .all(dot) as [number, number][])
+    : []
+  const ds = view.get('equipment')
+  const vins = ds ? vinLinksOf(ds, dot, LINK_CAPS.vin) : NO_VINS
+  if (pairs.length === 0 && vins.size === 0) return { addDate, events: [], links: [] }
+  const bits = new Map(pairs)
   const candidates: { dot: number; shared: LinkKind[] }[] = []
-  for (const other of new Set([...bits.keys(), ...vins.others])) {
+  for (const other of new Set([...bits.keys(), ...vins])) {
     const b = bits.get(other) ?? 0
-    const vin = vins.others.has(other)
+    const vin = vins.has(other)
     if (isLink(b, vin)) candidates.push({ dot: other, shared: sharedKinds(b, vin) })
   }
+  if (candidates.length === 0) return { addDate, events: [], links: [] }
   candidates.sort((a, b) => b.shared.length - a.shared.length || a.dot - b.dot)
   const kept = candidates.slice(0, MAX_LINKS)
   const dots = kept.map((c) => c.dot)
@@ -190,10 +182,8 @@ export function linkFacts(view: DataView, dot: number): LinkFacts | null {
     ).map((r) => [r.dot_number, r]),
   )
   const events = eventsOf(view, [dot, ...dots])
-  const suppressed = suppressedOf(census, own)
-  if (vins.suppressed > 0) suppressed.vin = vins.suppressed
   return {
-    addDate: own.add_date,
+    addDate,
     events: events.get(dot) ?? [],
     links: kept.map((c) => {
       const r = rows.get(c.dot)
@@ -206,9 +196,10 @@ export function linkFacts(view: DataView, dot: number): LinkFacts | null {
         events: events.get(c.dot) ?? [],
       }
     }),
-    suppressed,
   }
 }
+
+const NO_VINS: ReadonlySet<number> = new Set()
 
 /**
  * The dates the history saw each of `dots` become inactive (app.db `identity_changes`): the
@@ -317,18 +308,29 @@ export function linkCounts(links: readonly LinkJson[]): LinkCounts {
  * census of the view does not know the USDOT number.
  */
 export function carrierLinks(db: Sqlite, view: DataView, dot: number): LinksJson | null {
-  const facts = linkFacts(view, dot)
-  if (!facts) {
-    const census = view.get('census')
-    const known =
-      census?.stmt('SELECT 1 FROM companies WHERE dot_number = ?').get(dot) !== undefined
+  const census = view.get('census')
+  if (!census) return null
+  if (!hasSchemaObject(census, 'company_links')) {
+    const known = census.stmt('SELECT 1 FROM companies WHERE dot_number = ?').get(dot) !== undefined
     return known ? { dot_number: String(dot), links: [], suppressed: {} } : null
   }
+  const own = census
+    .stmt(
+      `SELECT add_date, phone, fax, email, address_key, officer_1_key, officer_2_key
+       FROM companies WHERE dot_number = ?`,
+    )
+    .get(dot) as OwnRow | undefined
+  if (!own) return null
+  const facts = linkFacts(view, dot, own.add_date)
+  const suppressed = suppressedOf(census, own)
+  const ds = view.get('equipment')
+  const vins = ds ? vinsOverCap(ds, dot, LINK_CAPS.vin) : 0
+  if (vins > 0) suppressed.vin = vins
   const channel: Channel = view.source === 'sample' ? 'sample' : 'live'
   return {
     dot_number: String(dot),
-    links: linksWithHistory(db, dot, facts, channel),
-    suppressed: facts.suppressed,
+    links: facts ? linksWithHistory(db, dot, facts, channel) : [],
+    suppressed,
   }
 }
 
