@@ -15,6 +15,7 @@ import { dayToIso, isoToDay } from '../dates.ts'
 import { openSqlite } from '../db/open.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 import { feed, interleave, rowBatches } from './read-file.ts'
+import type { UnitFields } from './rows.ts'
 import { vinStatus } from './vin.ts'
 
 export const EQUIPMENT_FILES = {
@@ -39,9 +40,11 @@ export function windowStart(end: string, months = EQUIPMENT_WINDOW_MONTHS): stri
   return dayToIso(Date.UTC(y, m, Math.min(d, lastOfMonth)) / DAY + 1)
 }
 
-/** Whether a unit type description names a trailer (SMS `Unit_Type_Desc`). */
-export const isTrailerType = (type: string | null): boolean =>
-  type !== null && /TRAILER|DOLLY|CONVERTER/i.test(type)
+/**
+ * Whether `unit_type` (an SMS `Unit_Type_Desc`) names a trailer, in SQL: TRAILER, DOLLY or
+ * CONVERTER in any case (LIKE ignores the case of ASCII letters).
+ */
+const IS_TRAILER = `(unit_type LIKE '%TRAILER%' OR unit_type LIKE '%DOLLY%' OR unit_type LIKE '%CONVERTER%')`
 
 const DDL = `
 CREATE TABLE vin_carriers (
@@ -74,15 +77,38 @@ const SCRATCH_DDL = `
 CREATE TABLE scratch.insp (id INTEGER PRIMARY KEY, dot INTEGER NOT NULL, day INTEGER NOT NULL,
   state TEXT NOT NULL, name TEXT);
 CREATE TABLE scratch.unit (insp INTEGER NOT NULL, vin TEXT NOT NULL, plate TEXT NOT NULL,
-  state TEXT NOT NULL, type TEXT, make TEXT);
+  state TEXT NOT NULL, type INTEGER, make INTEGER);
 CREATE TABLE scratch.crash (dot INTEGER NOT NULL, day INTEGER NOT NULL, key TEXT NOT NULL,
   vin TEXT NOT NULL, plate TEXT NOT NULL, state TEXT NOT NULL);
 CREATE TABLE scratch.s (vin TEXT NOT NULL, state TEXT NOT NULL, plate TEXT NOT NULL,
-  dot INTEGER NOT NULL, day INTEGER NOT NULL, insp INTEGER, crash TEXT, type TEXT, make TEXT);
+  dot INTEGER NOT NULL, day INTEGER NOT NULL, insp INTEGER, crash TEXT, type INTEGER,
+  make INTEGER);
 `
 
+/**
+ * Unit types and makes as small integers in the scratch tables (each written text once, here):
+ * the sightings are sorted twice and read back row by row, and a code is smaller to sort and
+ * cheaper to read than the text it stands for. The passes write the text back.
+ */
+class Words {
+  private readonly codes = new Map<string, number>()
+  private readonly words: string[] = []
+  code(w: string | null): number | null {
+    if (w === null) return null
+    let c = this.codes.get(w)
+    if (c === undefined) {
+      c = this.words.push(w) - 1
+      this.codes.set(w, c)
+    }
+    return c
+  }
+  word(c: number | null): string | null {
+    return c === null ? null : (this.words[c] as string)
+  }
+}
+
 /** Reads the four files into the scratch tables; returns the latest event day up to the as-of. */
-async function readInputs(ctx: BuildContext, asOfDay: number): Promise<number> {
+async function readInputs(ctx: BuildContext, asOfDay: number, words: Words): Promise<number> {
   const { db } = ctx
   const input = (id: string) => ctx.inputs.get(id)
   let maxDay = -1
@@ -103,7 +129,9 @@ async function readInputs(ctx: BuildContext, asOfDay: number): Promise<number> {
     return true
   }
   const unitSql = 'INSERT INTO scratch.unit VALUES (?, ?, ?, ?, ?, ?)'
-  const addUnit = db.prepare(unitSql)
+  const putUnit = db.prepare(unitSql)
+  const addUnit = (insp: number, u: UnitFields) =>
+    putUnit.run(insp, u[0], u[1], u[2], words.code(u[3]), words.code(u[4]))
 
   // two files at a time, each parsed by its own worker while this thread inserts whatever is
   // ready: the MCMIS inspections with the units, then the SMS inspections with the crashes. The
@@ -134,7 +162,7 @@ async function readInputs(ctx: BuildContext, asOfDay: number): Promise<number> {
         batches: rowBatches(ctx, id, unitsPath, 'mcmisUnitRow'),
         row: (r) => {
           const [inspId, u] = r
-          if (u) addUnit.run(inspId, ...u)
+          if (u) addUnit(inspId, u)
           else empty++
           ctx.accept(id)
         },
@@ -169,7 +197,7 @@ async function readInputs(ctx: BuildContext, asOfDay: number): Promise<number> {
           ctx.accept(smsId)
           if (old(day)) return
           if (putSms.run(inspId, dot, day, state).changes === 0) both++
-          for (const u of units) addUnit.run(inspId, ...u)
+          for (const u of units) addUnit(inspId, u)
         },
       }),
       feed({
@@ -199,44 +227,58 @@ async function step(ctx: BuildContext, name: string, sql: string, params: object
 /** Groups written per transaction (and per turn of the event loop) while the sightings stream. */
 const GROUPS_PER_TRANSACTION = 20_000
 
-/** A sighting as the sorted passes read it. */
+/**
+ * A sighting as the sorted passes read it: the unit's key (a VIN, or `state|plate`), the other
+ * key (`state|plate` of a VIN, the VIN of a plate, '' when none), and the codes of type and make.
+ */
 type Sighting = [
-  key1: string,
-  key2: string,
+  key: string,
   dot: number,
   day: number,
   insp: number | null,
   crash: string | null,
-  other1: string,
-  other2: string,
-  type: string | null,
-  make: string | null,
+  other: string,
+  type: number | null,
+  make: number | null,
 ]
 
 /** What one unit (VIN or plate) did under one USDOT, folded from its sightings in day order. */
 class Group {
   first = 0
   last = 0
-  readonly insp = new Set<number>()
-  readonly crash = new Set<string>()
+  /** distinct inspections (counted as their day's rows come: see `add`) */
+  inspections = 0
+  crash: Set<string> | null = null
   /** the other key (plates of a VIN: `state|plate`; VINs of a plate) → its latest day */
-  readonly others = new Map<string, number>()
-  type: string | null = null
-  make: string | null = null
+  others: Map<string, number> | null = null
+  /** codes of the latest type and make written (Words) */
+  type: number | null = null
+  make: number | null = null
   readonly dot: number
   constructor(dot: number) {
     this.dot = dot
   }
-  add(r: Sighting, other: string) {
-    if (this.insp.size === 0 && this.crash.size === 0) this.first = r[3]
-    this.last = r[3]
-    if (r[4] !== null) this.insp.add(r[4])
-    if (r[5] !== null) this.crash.add(r[5])
-    if (other !== '') this.others.set(other, r[3])
+  /**
+   * Folds one sighting. `today` holds the inspections already counted on the group's latest day:
+   * an inspection has one day, and rows come in day order, so its copies (the SMS and the MCMIS
+   * one) are among the rows of that day, and a list of the day's few inspections counts each
+   * once without a set per group.
+   */
+  add(r: Sighting, today: number[]) {
+    if (this.inspections === 0 && this.crash === null) this.first = r[2]
+    else if (r[2] !== this.last) today.length = 0
+    this.last = r[2]
+    const insp = r[3]
+    if (insp !== null && !today.includes(insp)) {
+      today.push(insp)
+      this.inspections++
+    }
+    if (r[4] !== null) (this.crash ??= new Set()).add(r[4])
+    if (r[5] !== '') (this.others ??= new Map()).set(r[5], r[2])
     // rows come in day order: the latest type and the latest make written win (the MCMIS copy
     // of a unit names its make only, the SMS copy of the same inspection its type too)
-    if (r[8] !== null) this.type = r[8]
-    if (r[9] !== null) this.make = r[9]
+    if (r[6] !== null) this.type = r[6]
+    if (r[7] !== null) this.make = r[7]
   }
 }
 
@@ -252,8 +294,7 @@ async function foldSorted(
   scratchPath: string,
   sql: string,
   params: object,
-  other: (r: Sighting) => string,
-  write: (k1: string, k2: string, groups: readonly Group[]) => void,
+  write: (key: string, groups: readonly Group[]) => void,
 ): Promise<void> {
   const started = performance.now()
   const cpu0 = process.cpuUsage()
@@ -263,17 +304,17 @@ async function foldSorted(
     read.pragma('cache_size = -16384')
     read.pragma(`threads = ${ctx.db.pragma('threads', { simple: true }) as number}`)
     const rows = read.prepare(sql).raw().iterate(params) as IterableIterator<Sighting>
-    let k1: string | null = null
-    let k2 = ''
+    let key: string | null = null
     let groups: Group[] = []
     let g: Group | null = null
+    const today: number[] = []
     let pending = 0
     ctx.db.exec('BEGIN')
     try {
       for (const r of rows) {
-        if (r[0] !== k1 || r[1] !== k2) {
-          if (k1 !== null) {
-            write(k1, k2, groups)
+        if (r[0] !== key) {
+          if (key !== null) {
+            write(key, groups)
             if (++pending >= GROUPS_PER_TRANSACTION) {
               ctx.db.exec('COMMIT')
               pending = 0
@@ -282,15 +323,17 @@ async function foldSorted(
               ctx.db.exec('BEGIN')
             }
           }
-          k1 = r[0]
-          k2 = r[1]
+          key = r[0]
           groups = []
           g = null
         }
-        if (g === null || g.dot !== r[2]) groups.push((g = new Group(r[2])))
-        g.add(r, other(r))
+        if (g === null || g.dot !== r[1]) {
+          groups.push((g = new Group(r[1])))
+          today.length = 0
+        }
+        g.add(r, today)
       }
-      if (k1 !== null) write(k1, k2, groups)
+      if (key !== null) write(key, groups)
       ctx.db.exec('COMMIT')
     } catch (err) {
       if (ctx.db.inTransaction) ctx.db.exec('ROLLBACK')
@@ -312,7 +355,12 @@ interface Counts {
 }
 
 /** Per VIN: its carriers with their plates, and its verdict and carrier count on each row. */
-async function foldVins(ctx: BuildContext, scratchPath: string, counts: Counts): Promise<void> {
+async function foldVins(
+  ctx: BuildContext,
+  scratchPath: string,
+  counts: Counts,
+  words: Words,
+): Promise<void> {
   // per VIN: its carriers with their plates, and the VIN's verdict and carrier count on each
   // row (one row per VIN and USDOT: a lookup is one range read)
   const vinCarrier = ctx.db.prepare(
@@ -322,26 +370,26 @@ async function foldVins(ctx: BuildContext, scratchPath: string, counts: Counts):
     ctx,
     'vins',
     scratchPath,
-    `SELECT vin, '', dot, day, insp, crash, state, plate, type, make FROM s
-     WHERE vin <> '' ORDER BY vin, dot, day`,
+    `SELECT vin, dot, day, insp, crash, CASE plate WHEN '' THEN '' ELSE state || '|' || plate END,
+       type, make
+     FROM s WHERE vin <> '' ORDER BY vin, dot, day`,
     {},
-    (r) => (r[7] === '' ? '' : `${r[6]}|${r[7]}`),
-    (v, _, groups) => {
+    (v, groups) => {
       const n = groups.length
       const valid = vinStatus(v) === 'valid' ? 1 : 0
       counts.vins++
       counts.validVins += valid
       for (const g of groups) {
-        const plates = g.others.size ? [...g.others.keys()].sort().join(',') : null
+        const plates = g.others ? [...g.others.keys()].sort().join(',') : null
         vinCarrier.run(
           v,
           g.dot,
           g.first,
           g.last,
-          g.insp.size,
-          g.crash.size,
-          g.type,
-          g.make,
+          g.inspections,
+          g.crash?.size ?? 0,
+          words.word(g.type),
+          words.word(g.make),
           plates,
           n,
           valid,
@@ -352,7 +400,12 @@ async function foldVins(ctx: BuildContext, scratchPath: string, counts: Counts):
 }
 
 /** Per plate: its carriers and the VINs seen with it. */
-async function foldPlates(ctx: BuildContext, scratchPath: string, counts: Counts): Promise<void> {
+async function foldPlates(
+  ctx: BuildContext,
+  scratchPath: string,
+  counts: Counts,
+  words: Words,
+): Promise<void> {
   // per plate: its carriers and the VINs seen with it (`vin:day` by VIN), one row per USDOT
   const plateCarrier = ctx.db.prepare(
     'INSERT INTO plate_carriers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -361,15 +414,17 @@ async function foldPlates(ctx: BuildContext, scratchPath: string, counts: Counts
     ctx,
     'plates',
     scratchPath,
-    `SELECT state, plate, dot, day, insp, crash, vin, '', type, make FROM s
-     WHERE plate <> '' ORDER BY state, plate, dot, day`,
+    // a plate's state is always its 2-letter code: `state|plate` sorts as (state, plate) does
+    `SELECT state || '|' || plate AS k, dot, day, insp, crash, vin, type, make FROM s
+     WHERE plate <> '' ORDER BY k, dot, day`,
     {},
-    (r) => r[6],
-    (st, p, groups) => {
+    (k, groups) => {
+      const st = k.slice(0, 2)
+      const p = k.slice(3)
       const n = groups.length
       counts.plates++
       for (const g of groups) {
-        const vins = g.others.size
+        const vins = g.others
           ? [...g.others]
               .sort((a, b) => (a[0] < b[0] ? -1 : 1))
               .map(([v, day]) => `${v}:${day}`)
@@ -381,10 +436,10 @@ async function foldPlates(ctx: BuildContext, scratchPath: string, counts: Counts
           g.dot,
           g.first,
           g.last,
-          g.insp.size,
-          g.crash.size,
-          g.type,
-          g.make,
+          g.inspections,
+          g.crash?.size ?? 0,
+          words.word(g.type),
+          words.word(g.make),
           vins,
           n,
         )
@@ -396,15 +451,12 @@ async function foldPlates(ctx: BuildContext, scratchPath: string, counts: Counts
 async function aggregate(
   ctx: BuildContext,
   scratchPath: string,
-  from: number,
-  to: number,
+  window: { from: number; to: number },
+  words: Words,
 ): Promise<Counts> {
   const counts: Counts = { vins: 0, validVins: 0, plates: 0 }
-  const w = { from, to, above: SHARED_WIDELY_ABOVE }
+  const w = { ...window, above: SHARED_WIDELY_ABOVE }
   const { db } = ctx
-  db.function('is_trailer', { deterministic: true }, (t: unknown) =>
-    typeof t === 'string' && isTrailerType(t) ? 1 : 0,
-  )
   const outside = db
     .prepare('SELECT count(*) AS n FROM scratch.insp WHERE day < @from OR day > @to')
     .get(w) as { n: number }
@@ -433,8 +485,8 @@ async function aggregate(
     w,
   )
 
-  await foldVins(ctx, scratchPath, counts)
-  await foldPlates(ctx, scratchPath, counts)
+  await foldVins(ctx, scratchPath, counts, words)
+  await foldPlates(ctx, scratchPath, counts, words)
 
   // per carrier: inspections, states, roadside names, distinct valid VINs by class
   await step(
@@ -464,8 +516,8 @@ async function aggregate(
        FROM scratch.insp WHERE day BETWEEN @from AND @to GROUP BY dot
      ) i LEFT JOIN (
        SELECT dot,
-         sum(unit_type IS NOT NULL AND NOT is_trailer(unit_type)) AS power,
-         sum(is_trailer(unit_type)) AS trailers,
+         sum(unit_type IS NOT NULL AND NOT ${IS_TRAILER}) AS power,
+         sum(coalesce(${IS_TRAILER}, 0)) AS trailers,
          sum(carriers > 1 AND carriers <= @above) AS shared
        FROM vin_carriers WHERE valid = 1 GROUP BY dot
      ) v ON v.dot = i.dot`,
@@ -484,10 +536,12 @@ async function buildEquipment(ctx: BuildContext): Promise<void> {
     ctx.db.pragma('scratch.synchronous = OFF')
     ctx.db.exec(SCRATCH_DDL)
     const asOfDay = isoToDay(ctx.asOf)
-    const latest = await readInputs(ctx, asOfDay)
+    const words = new Words()
+    const latest = await readInputs(ctx, asOfDay, words)
     const end = latest >= 0 ? dayToIso(latest) : ctx.asOf
     const start = windowStart(end)
-    const counts = await aggregate(ctx, scratchPath, isoToDay(start), isoToDay(end))
+    const window = { from: isoToDay(start), to: isoToDay(end) }
+    const counts = await aggregate(ctx, scratchPath, window, words)
     const meta = ctx.db.prepare('INSERT INTO equipment_meta (key, value) VALUES (?, ?)')
     for (const [k, v] of Object.entries({
       window_start: start,
