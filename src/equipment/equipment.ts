@@ -77,12 +77,11 @@ const SCRATCH_DDL = `
 CREATE TABLE scratch.insp (id INTEGER PRIMARY KEY, dot INTEGER NOT NULL, day INTEGER NOT NULL,
   state TEXT NOT NULL, name TEXT);
 CREATE TABLE scratch.unit (insp INTEGER NOT NULL, vin TEXT NOT NULL, plate TEXT NOT NULL,
-  state TEXT NOT NULL, type INTEGER, make INTEGER);
+  type INTEGER, make INTEGER);
 CREATE TABLE scratch.crash (dot INTEGER NOT NULL, day INTEGER NOT NULL, key TEXT NOT NULL,
-  vin TEXT NOT NULL, plate TEXT NOT NULL, state TEXT NOT NULL);
-CREATE TABLE scratch.s (vin TEXT NOT NULL, state TEXT NOT NULL, plate TEXT NOT NULL,
-  dot INTEGER NOT NULL, day INTEGER NOT NULL, insp INTEGER, crash TEXT, type INTEGER,
-  make INTEGER);
+  vin TEXT NOT NULL, plate TEXT NOT NULL);
+CREATE TABLE scratch.s (vin TEXT NOT NULL, plate TEXT NOT NULL, dot INTEGER NOT NULL,
+  day INTEGER NOT NULL, insp INTEGER, crash TEXT, type INTEGER, make INTEGER);
 `
 
 /**
@@ -128,10 +127,9 @@ async function readInputs(ctx: BuildContext, asOfDay: number, words: Words): Pro
     dropped++
     return true
   }
-  const unitSql = 'INSERT INTO scratch.unit VALUES (?, ?, ?, ?, ?, ?)'
-  const putUnit = db.prepare(unitSql)
+  const putUnit = db.prepare('INSERT INTO scratch.unit VALUES (?, ?, ?, ?, ?)')
   const addUnit = (insp: number, u: UnitFields) =>
-    putUnit.run(insp, u[0], u[1], u[2], words.code(u[3]), words.code(u[4]))
+    putUnit.run(insp, u[0], u[1], words.code(u[2]), words.code(u[3]))
 
   // two files at a time, each parsed by its own worker while this thread inserts whatever is
   // ready: the MCMIS inspections with the units, then the SMS inspections with the crashes. The
@@ -185,7 +183,7 @@ async function readInputs(ctx: BuildContext, asOfDay: number, words: Words): Pro
   const putSms = db.prepare('INSERT OR IGNORE INTO scratch.insp VALUES (?, ?, ?, ?, NULL)')
   let both = 0
   const crashId = EQUIPMENT_FILES.smsCrash
-  const putCrash = db.prepare('INSERT INTO scratch.crash VALUES (?, ?, ?, ?, ?, ?)')
+  const putCrash = db.prepare('INSERT INTO scratch.crash VALUES (?, ?, ?, ?, ?)')
   await ctx.insertChunks(
     smsId,
     interleave([
@@ -205,7 +203,7 @@ async function readInputs(ctx: BuildContext, asOfDay: number, words: Words): Pro
         row: (r) => {
           const [dot, day, key, u] = r
           seen(day)
-          if (u && !old(day)) putCrash.run(dot, day, key, u[0], u[1], u[2])
+          if (u && !old(day)) putCrash.run(dot, day, key, u[0], u[1])
           ctx.accept(crashId)
         },
       }),
@@ -370,9 +368,8 @@ async function foldVins(
     ctx,
     'vins',
     scratchPath,
-    `SELECT vin, dot, day, insp, crash, CASE plate WHEN '' THEN '' ELSE state || '|' || plate END,
-       type, make
-     FROM s WHERE vin <> '' ORDER BY vin, dot, day`,
+    `SELECT vin, dot, day, insp, crash, plate, type, make FROM s
+     WHERE vin <> '' ORDER BY vin, dot, day`,
     {},
     (v, groups) => {
       const n = groups.length
@@ -415,8 +412,8 @@ async function foldPlates(
     'plates',
     scratchPath,
     // a plate's state is always its 2-letter code: `state|plate` sorts as (state, plate) does
-    `SELECT state || '|' || plate AS k, dot, day, insp, crash, vin, type, make FROM s
-     WHERE plate <> '' ORDER BY k, dot, day`,
+    `SELECT plate, dot, day, insp, crash, vin, type, make FROM s
+     WHERE plate <> '' ORDER BY plate, dot, day`,
     {},
     (k, groups) => {
       const st = k.slice(0, 2)
@@ -473,14 +470,14 @@ async function aggregate(
   await step(
     ctx,
     'sightings',
-    `INSERT INTO scratch.s SELECT u.vin, u.state, u.plate, i.dot, i.day, i.id, NULL, u.type, u.make
+    `INSERT INTO scratch.s SELECT u.vin, u.plate, i.dot, i.day, i.id, NULL, u.type, u.make
      FROM scratch.unit u JOIN scratch.insp i ON i.id = u.insp WHERE i.day BETWEEN @from AND @to`,
     w,
   )
   await step(
     ctx,
     'sightings',
-    `INSERT INTO scratch.s SELECT vin, state, plate, dot, day, NULL, key, NULL, NULL
+    `INSERT INTO scratch.s SELECT vin, plate, dot, day, NULL, key, NULL, NULL
      FROM scratch.crash WHERE day BETWEEN @from AND @to`,
     w,
   )
