@@ -4,6 +4,7 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { openSqlite } from '../db/open.ts'
+import { threadCpuSeconds } from '../ingest/cpu.ts'
 import type { BuildContext } from '../ingest/types.ts'
 
 /**
@@ -101,7 +102,7 @@ export async function foldSorted(
   write: (key: string, groups: readonly Group[]) => void,
 ): Promise<void> {
   const started = performance.now()
-  const cpu0 = process.cpuUsage()
+  const cpu0 = threadCpuSeconds()
   const read = openSqlite(scratchPath, 'readonly')
   try {
     read.pragma('temp_store = FILE')
@@ -145,8 +146,10 @@ export async function foldSorted(
     }
   } finally {
     read.close()
-    const cpu = process.cpuUsage(cpu0)
     ctx.phase(`equipment.${name}`, (performance.now() - started) / 1000)
-    ctx.phase(`equipment.${name}.cpu`, (cpu.user + cpu.system) / 1e6)
+    // the building thread's CPU, like every other phase (the process's would count the other
+    // build of an import running beside this one: sync/lanes.ts)
+    const cpu1 = threadCpuSeconds()
+    if (cpu0 !== null && cpu1 !== null) ctx.phase(`equipment.${name}.cpu`, cpu1 - cpu0)
   }
 }
