@@ -12,9 +12,10 @@ import { existsSync, rmSync } from 'node:fs'
 import { setImmediate as yieldToLoop } from 'node:timers/promises'
 import { DAY } from '../clock.ts'
 import { dayToIso, isoToDay } from '../dates.ts'
-import { openSqlite } from '../db/open.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 import { feed, interleave, rowBatches } from './read-file.ts'
+import { foldSorted, Words } from './fold.ts'
+import type { UnitFields } from './rows.ts'
 import { vinStatus } from './vin.ts'
 
 export const EQUIPMENT_FILES = {
@@ -39,9 +40,11 @@ export function windowStart(end: string, months = EQUIPMENT_WINDOW_MONTHS): stri
   return dayToIso(Date.UTC(y, m, Math.min(d, lastOfMonth)) / DAY + 1)
 }
 
-/** Whether a unit type description names a trailer (SMS `Unit_Type_Desc`). */
-export const isTrailerType = (type: string | null): boolean =>
-  type !== null && /TRAILER|DOLLY|CONVERTER/i.test(type)
+/**
+ * Whether `unit_type` (an SMS `Unit_Type_Desc`) names a trailer, in SQL: TRAILER, DOLLY or
+ * CONVERTER in any case (LIKE ignores the case of ASCII letters).
+ */
+const IS_TRAILER = `(unit_type LIKE '%TRAILER%' OR unit_type LIKE '%DOLLY%' OR unit_type LIKE '%CONVERTER%')`
 
 const DDL = `
 CREATE TABLE vin_carriers (
@@ -74,15 +77,15 @@ const SCRATCH_DDL = `
 CREATE TABLE scratch.insp (id INTEGER PRIMARY KEY, dot INTEGER NOT NULL, day INTEGER NOT NULL,
   state TEXT NOT NULL, name TEXT);
 CREATE TABLE scratch.unit (insp INTEGER NOT NULL, vin TEXT NOT NULL, plate TEXT NOT NULL,
-  state TEXT NOT NULL, type TEXT, make TEXT);
+  type INTEGER, make INTEGER);
 CREATE TABLE scratch.crash (dot INTEGER NOT NULL, day INTEGER NOT NULL, key TEXT NOT NULL,
-  vin TEXT NOT NULL, plate TEXT NOT NULL, state TEXT NOT NULL);
-CREATE TABLE scratch.s (vin TEXT NOT NULL, state TEXT NOT NULL, plate TEXT NOT NULL,
-  dot INTEGER NOT NULL, day INTEGER NOT NULL, insp INTEGER, crash TEXT, type TEXT, make TEXT);
+  vin TEXT NOT NULL, plate TEXT NOT NULL);
+CREATE TABLE scratch.s (vin TEXT NOT NULL, plate TEXT NOT NULL, dot INTEGER NOT NULL,
+  day INTEGER NOT NULL, insp INTEGER, crash TEXT, type INTEGER, make INTEGER);
 `
 
 /** Reads the four files into the scratch tables; returns the latest event day up to the as-of. */
-async function readInputs(ctx: BuildContext, asOfDay: number): Promise<number> {
+async function readInputs(ctx: BuildContext, asOfDay: number, words: Words): Promise<number> {
   const { db } = ctx
   const input = (id: string) => ctx.inputs.get(id)
   let maxDay = -1
@@ -102,8 +105,9 @@ async function readInputs(ctx: BuildContext, asOfDay: number): Promise<number> {
     dropped++
     return true
   }
-  const unitSql = 'INSERT INTO scratch.unit VALUES (?, ?, ?, ?, ?, ?)'
-  const addUnit = db.prepare(unitSql)
+  const putUnit = db.prepare('INSERT INTO scratch.unit VALUES (?, ?, ?, ?, ?)')
+  const addUnit = (insp: number, u: UnitFields) =>
+    putUnit.run(insp, u[0], u[1], words.code(u[2]), words.code(u[3]))
 
   // two files at a time, each parsed by its own worker while this thread inserts whatever is
   // ready: the MCMIS inspections with the units, then the SMS inspections with the crashes. The
@@ -134,7 +138,7 @@ async function readInputs(ctx: BuildContext, asOfDay: number): Promise<number> {
         batches: rowBatches(ctx, id, unitsPath, 'mcmisUnitRow'),
         row: (r) => {
           const [inspId, u] = r
-          if (u) addUnit.run(inspId, ...u)
+          if (u) addUnit(inspId, u)
           else empty++
           ctx.accept(id)
         },
@@ -157,7 +161,7 @@ async function readInputs(ctx: BuildContext, asOfDay: number): Promise<number> {
   const putSms = db.prepare('INSERT OR IGNORE INTO scratch.insp VALUES (?, ?, ?, ?, NULL)')
   let both = 0
   const crashId = EQUIPMENT_FILES.smsCrash
-  const putCrash = db.prepare('INSERT INTO scratch.crash VALUES (?, ?, ?, ?, ?, ?)')
+  const putCrash = db.prepare('INSERT INTO scratch.crash VALUES (?, ?, ?, ?, ?)')
   await ctx.insertChunks(
     smsId,
     interleave([
@@ -169,7 +173,7 @@ async function readInputs(ctx: BuildContext, asOfDay: number): Promise<number> {
           ctx.accept(smsId)
           if (old(day)) return
           if (putSms.run(inspId, dot, day, state).changes === 0) both++
-          for (const u of units) addUnit.run(inspId, ...u)
+          for (const u of units) addUnit(inspId, u)
         },
       }),
       feed({
@@ -177,7 +181,7 @@ async function readInputs(ctx: BuildContext, asOfDay: number): Promise<number> {
         row: (r) => {
           const [dot, day, key, u] = r
           seen(day)
-          if (u && !old(day)) putCrash.run(dot, day, key, u[0], u[1], u[2])
+          if (u && !old(day)) putCrash.run(dot, day, key, u[0], u[1])
           ctx.accept(crashId)
         },
       }),
@@ -196,114 +200,6 @@ async function step(ctx: BuildContext, name: string, sql: string, params: object
   await yieldToLoop()
 }
 
-/** Groups written per transaction (and per turn of the event loop) while the sightings stream. */
-const GROUPS_PER_TRANSACTION = 20_000
-
-/** A sighting as the sorted passes read it. */
-type Sighting = [
-  key1: string,
-  key2: string,
-  dot: number,
-  day: number,
-  insp: number | null,
-  crash: string | null,
-  other1: string,
-  other2: string,
-  type: string | null,
-  make: string | null,
-]
-
-/** What one unit (VIN or plate) did under one USDOT, folded from its sightings in day order. */
-class Group {
-  first = 0
-  last = 0
-  readonly insp = new Set<number>()
-  readonly crash = new Set<string>()
-  /** the other key (plates of a VIN: `state|plate`; VINs of a plate) → its latest day */
-  readonly others = new Map<string, number>()
-  type: string | null = null
-  make: string | null = null
-  readonly dot: number
-  constructor(dot: number) {
-    this.dot = dot
-  }
-  add(r: Sighting, other: string) {
-    if (this.insp.size === 0 && this.crash.size === 0) this.first = r[3]
-    this.last = r[3]
-    if (r[4] !== null) this.insp.add(r[4])
-    if (r[5] !== null) this.crash.add(r[5])
-    if (other !== '') this.others.set(other, r[3])
-    // rows come in day order: the latest type and the latest make written win (the MCMIS copy
-    // of a unit names its make only, the SMS copy of the same inspection its type too)
-    if (r[8] !== null) this.type = r[8]
-    if (r[9] !== null) this.make = r[9]
-  }
-}
-
-/**
- * Streams the window's sightings in the order of a unit key (one sort, SQLite's sorter, read on
- * a second connection to the scratch file) and folds them per unit and USDOT, handing each unit's
- * groups to `write` in key order, so every table is filled in its primary-key order. Writes go
- * through the build connection in batched transactions, with a turn of the event loop between.
- */
-async function foldSorted(
-  ctx: BuildContext,
-  name: string,
-  scratchPath: string,
-  sql: string,
-  params: object,
-  other: (r: Sighting) => string,
-  write: (k1: string, k2: string, groups: readonly Group[]) => void,
-): Promise<void> {
-  const started = performance.now()
-  const cpu0 = process.cpuUsage()
-  const read = openSqlite(scratchPath, 'readonly')
-  try {
-    read.pragma('temp_store = FILE')
-    read.pragma('cache_size = -16384')
-    read.pragma(`threads = ${ctx.db.pragma('threads', { simple: true }) as number}`)
-    const rows = read.prepare(sql).raw().iterate(params) as IterableIterator<Sighting>
-    let k1: string | null = null
-    let k2 = ''
-    let groups: Group[] = []
-    let g: Group | null = null
-    let pending = 0
-    ctx.db.exec('BEGIN')
-    try {
-      for (const r of rows) {
-        if (r[0] !== k1 || r[1] !== k2) {
-          if (k1 !== null) {
-            write(k1, k2, groups)
-            if (++pending >= GROUPS_PER_TRANSACTION) {
-              ctx.db.exec('COMMIT')
-              pending = 0
-              ctx.signal.throwIfAborted()
-              await yieldToLoop()
-              ctx.db.exec('BEGIN')
-            }
-          }
-          k1 = r[0]
-          k2 = r[1]
-          groups = []
-          g = null
-        }
-        if (g === null || g.dot !== r[2]) groups.push((g = new Group(r[2])))
-        g.add(r, other(r))
-      }
-      if (k1 !== null) write(k1, k2, groups)
-      ctx.db.exec('COMMIT')
-    } catch (err) {
-      if (ctx.db.inTransaction) ctx.db.exec('ROLLBACK')
-      throw err
-    }
-  } finally {
-    read.close()
-    const cpu = process.cpuUsage(cpu0)
-    ctx.phase(`equipment.${name}`, (performance.now() - started) / 1000)
-    ctx.phase(`equipment.${name}.cpu`, (cpu.user + cpu.system) / 1e6)
-  }
-}
-
 /** What the build wrote, kept in equipment_meta (the bench and the notes print them). */
 interface Counts {
   vins: number
@@ -312,7 +208,12 @@ interface Counts {
 }
 
 /** Per VIN: its carriers with their plates, and its verdict and carrier count on each row. */
-async function foldVins(ctx: BuildContext, scratchPath: string, counts: Counts): Promise<void> {
+async function foldVins(
+  ctx: BuildContext,
+  scratchPath: string,
+  counts: Counts,
+  words: Words,
+): Promise<void> {
   // per VIN: its carriers with their plates, and the VIN's verdict and carrier count on each
   // row (one row per VIN and USDOT: a lookup is one range read)
   const vinCarrier = ctx.db.prepare(
@@ -322,26 +223,25 @@ async function foldVins(ctx: BuildContext, scratchPath: string, counts: Counts):
     ctx,
     'vins',
     scratchPath,
-    `SELECT vin, '', dot, day, insp, crash, state, plate, type, make FROM s
+    `SELECT vin, dot, day, insp, crash, plate, type, make FROM s
      WHERE vin <> '' ORDER BY vin, dot, day`,
     {},
-    (r) => (r[7] === '' ? '' : `${r[6]}|${r[7]}`),
-    (v, _, groups) => {
+    (v, groups) => {
       const n = groups.length
       const valid = vinStatus(v) === 'valid' ? 1 : 0
       counts.vins++
       counts.validVins += valid
       for (const g of groups) {
-        const plates = g.others.size ? [...g.others.keys()].sort().join(',') : null
+        const plates = g.others ? [...g.others.keys()].sort().join(',') : null
         vinCarrier.run(
           v,
           g.dot,
           g.first,
           g.last,
-          g.insp.size,
-          g.crash.size,
-          g.type,
-          g.make,
+          g.inspections,
+          g.crash?.size ?? 0,
+          words.word(g.type),
+          words.word(g.make),
           plates,
           n,
           valid,
@@ -352,7 +252,12 @@ async function foldVins(ctx: BuildContext, scratchPath: string, counts: Counts):
 }
 
 /** Per plate: its carriers and the VINs seen with it. */
-async function foldPlates(ctx: BuildContext, scratchPath: string, counts: Counts): Promise<void> {
+async function foldPlates(
+  ctx: BuildContext,
+  scratchPath: string,
+  counts: Counts,
+  words: Words,
+): Promise<void> {
   // per plate: its carriers and the VINs seen with it (`vin:day` by VIN), one row per USDOT
   const plateCarrier = ctx.db.prepare(
     'INSERT INTO plate_carriers VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -361,15 +266,17 @@ async function foldPlates(ctx: BuildContext, scratchPath: string, counts: Counts
     ctx,
     'plates',
     scratchPath,
-    `SELECT state, plate, dot, day, insp, crash, vin, '', type, make FROM s
-     WHERE plate <> '' ORDER BY state, plate, dot, day`,
+    // a plate's state is always its 2-letter code: `state|plate` sorts as (state, plate) does
+    `SELECT plate, dot, day, insp, crash, vin, type, make FROM s
+     WHERE plate <> '' ORDER BY plate, dot, day`,
     {},
-    (r) => r[6],
-    (st, p, groups) => {
+    (k, groups) => {
+      const st = k.slice(0, 2)
+      const p = k.slice(3)
       const n = groups.length
       counts.plates++
       for (const g of groups) {
-        const vins = g.others.size
+        const vins = g.others
           ? [...g.others]
               .sort((a, b) => (a[0] < b[0] ? -1 : 1))
               .map(([v, day]) => `${v}:${day}`)
@@ -381,10 +288,10 @@ async function foldPlates(ctx: BuildContext, scratchPath: string, counts: Counts
           g.dot,
           g.first,
           g.last,
-          g.insp.size,
-          g.crash.size,
-          g.type,
-          g.make,
+          g.inspections,
+          g.crash?.size ?? 0,
+          words.word(g.type),
+          words.word(g.make),
           vins,
           n,
         )
@@ -396,15 +303,12 @@ async function foldPlates(ctx: BuildContext, scratchPath: string, counts: Counts
 async function aggregate(
   ctx: BuildContext,
   scratchPath: string,
-  from: number,
-  to: number,
+  window: { from: number; to: number },
+  words: Words,
 ): Promise<Counts> {
   const counts: Counts = { vins: 0, validVins: 0, plates: 0 }
-  const w = { from, to, above: SHARED_WIDELY_ABOVE }
+  const w = { ...window, above: SHARED_WIDELY_ABOVE }
   const { db } = ctx
-  db.function('is_trailer', { deterministic: true }, (t: unknown) =>
-    typeof t === 'string' && isTrailerType(t) ? 1 : 0,
-  )
   const outside = db
     .prepare('SELECT count(*) AS n FROM scratch.insp WHERE day < @from OR day > @to')
     .get(w) as { n: number }
@@ -421,20 +325,20 @@ async function aggregate(
   await step(
     ctx,
     'sightings',
-    `INSERT INTO scratch.s SELECT u.vin, u.state, u.plate, i.dot, i.day, i.id, NULL, u.type, u.make
+    `INSERT INTO scratch.s SELECT u.vin, u.plate, i.dot, i.day, i.id, NULL, u.type, u.make
      FROM scratch.unit u JOIN scratch.insp i ON i.id = u.insp WHERE i.day BETWEEN @from AND @to`,
     w,
   )
   await step(
     ctx,
     'sightings',
-    `INSERT INTO scratch.s SELECT vin, state, plate, dot, day, NULL, key, NULL, NULL
+    `INSERT INTO scratch.s SELECT vin, plate, dot, day, NULL, key, NULL, NULL
      FROM scratch.crash WHERE day BETWEEN @from AND @to`,
     w,
   )
 
-  await foldVins(ctx, scratchPath, counts)
-  await foldPlates(ctx, scratchPath, counts)
+  await foldVins(ctx, scratchPath, counts, words)
+  await foldPlates(ctx, scratchPath, counts, words)
 
   // per carrier: inspections, states, roadside names, distinct valid VINs by class
   await step(
@@ -464,8 +368,8 @@ async function aggregate(
        FROM scratch.insp WHERE day BETWEEN @from AND @to GROUP BY dot
      ) i LEFT JOIN (
        SELECT dot,
-         sum(unit_type IS NOT NULL AND NOT is_trailer(unit_type)) AS power,
-         sum(is_trailer(unit_type)) AS trailers,
+         sum(unit_type IS NOT NULL AND NOT ${IS_TRAILER}) AS power,
+         sum(coalesce(${IS_TRAILER}, 0)) AS trailers,
          sum(carriers > 1 AND carriers <= @above) AS shared
        FROM vin_carriers WHERE valid = 1 GROUP BY dot
      ) v ON v.dot = i.dot`,
@@ -484,10 +388,12 @@ async function buildEquipment(ctx: BuildContext): Promise<void> {
     ctx.db.pragma('scratch.synchronous = OFF')
     ctx.db.exec(SCRATCH_DDL)
     const asOfDay = isoToDay(ctx.asOf)
-    const latest = await readInputs(ctx, asOfDay)
+    const words = new Words()
+    const latest = await readInputs(ctx, asOfDay, words)
     const end = latest >= 0 ? dayToIso(latest) : ctx.asOf
     const start = windowStart(end)
-    const counts = await aggregate(ctx, scratchPath, isoToDay(start), isoToDay(end))
+    const window = { from: isoToDay(start), to: isoToDay(end) }
+    const counts = await aggregate(ctx, scratchPath, window, words)
     const meta = ctx.db.prepare('INSERT INTO equipment_meta (key, value) VALUES (?, ?)')
     for (const [k, v] of Object.entries({
       window_start: start,

@@ -57,8 +57,12 @@ function dayParser(): (raw: string | undefined) => number {
   }
 }
 
-/** A unit as seen: [VIN (normalised, '' when blank), plate or '', plate state or '', type, make] */
-export type UnitFields = [string, string, string, string | null, string | null]
+/**
+ * A unit as seen: [VIN (normalised, '' when blank), `STATE|PLATE` or '', type, make]. The plate
+ * comes keyed by its state as one string, the equipment build's sort key for plates (a state is
+ * always two letters, so it sorts as state, then plate).
+ */
+export type UnitFields = [string, string, string | null, string | null]
 
 function unit(
   vin: string | undefined,
@@ -73,7 +77,7 @@ function unit(
   const st = normalizeState(state)
   const p = st === null ? null : normalizePlate(plate)
   if (v === '' && p === null) return null
-  return [v, p ?? '', p === null ? '' : (st ?? ''), N.text(type), N.text(make)]
+  return [v, p === null || st === null ? '' : `${st}|${p}`, N.text(type), N.text(make)]
 }
 
 const badDot = (v: string | undefined) => `invalid DOT_Number ${JSON.stringify(v ?? '')}`

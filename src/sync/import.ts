@@ -21,6 +21,7 @@ import {
   verifyOosFloor,
   type PortalCounts,
 } from './freshness.ts'
+import { inLanes, inputBytes, type LaneJob } from './lanes.ts'
 import { filesInDir, inputsFor } from './pipeline.ts'
 import {
   runDataset,
@@ -80,8 +81,9 @@ const SAMPLE_REASON =
   'is a bundled sample file (fictitious companies), not the regulator’s; not imported as mirror data'
 
 /**
- * Imports every dataset whose files are in `dir` into the live mirror, one dataset run each (a
- * dataset whose data date is unknown is refused and recorded like a failed sync).
+ * Imports every dataset whose files are in `dir` into the live mirror, one dataset run each, two
+ * at a time, the largest first (lanes.ts); a dataset whose data date is unknown is refused and
+ * recorded like a failed sync.
  */
 export async function importMirror(
   deps: RunDeps,
@@ -114,20 +116,23 @@ export async function importMirror(
       `no data date for ${undated.length > 3 ? `${undated.length} files (${undated.slice(0, 3).join(', ')}, …)` : undated.join(', ')}: download with scripts/download-fmcsa.sh (it writes a <file>.meta sidecar) or give the date the files were published with --as-of YYYY-MM-DD`,
     )
   const { only, sampleDir: _s, oosMinRows, asOf: _a, ...run } = opts
-  const results: RunResult[] = []
+  const jobs: LaneJob<RunResult>[] = []
   for (const spec of DATASETS) {
     if (only && !only.includes(spec.name)) continue
     const inputs = inputsFor(spec, available)
     if (inputs.size === 0) continue
-    results.push(
-      await runDataset(deps, spec, {
-        ...run,
-        channel: 'live',
-        inputs: async () => importInputs(deps, spec, inputs, facts, { oosMinRows }),
-      }),
-    )
+    jobs.push({
+      weight: inputBytes(inputs),
+      run: () =>
+        runDataset(deps, spec, {
+          ...run,
+          channel: 'live',
+          inputs: async () => importInputs(deps, spec, inputs, facts, { oosMinRows }),
+        }),
+    })
   }
-  return { results, refused }
+  // two builds at a time, the largest first (lanes.ts); results in build order
+  return { results: await inLanes(jobs), refused }
 }
 
 /**

@@ -11,6 +11,7 @@ import type { DatasetName } from '../db/names.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
 import { DATASETS } from './datasets.ts'
 import { sidecarCounts, verifyCounts } from './freshness.ts'
+import { inLanes, inputBytes, type LaneJob } from './lanes.ts'
 import { runDataset, type RunDeps, type RunOptions, type RunResult } from './run.ts'
 
 export type PipelineDeps = RunDeps
@@ -91,8 +92,9 @@ export function inputsFor(
 }
 
 /**
- * Imports every dataset whose files are in `dir` (air-gapped procedure and the bundled sample).
- * Returns one result per dataset found; datasets with none of their files are left alone.
+ * Imports every dataset whose files are in `dir` (air-gapped procedure and the bundled sample),
+ * two builds at a time (lanes.ts). Returns one result per dataset found, in build order; datasets
+ * with none of their files are left alone.
  */
 export async function importDir(
   deps: RunDeps,
@@ -102,12 +104,13 @@ export async function importDir(
   const available = filesInDir(dir)
   if (available.size === 0) throw new Error(`no dataset files (named <dataset-id>.csv) in ${dir}`)
   const { only, ...run } = opts
-  const results: RunResult[] = []
+  const jobs: LaneJob<RunResult>[] = []
   for (const spec of DATASETS) {
     if (only && !only.includes(spec.name)) continue
     const inputs = inputsFor(spec, available)
     if (inputs.size === 0) continue
-    results.push(await runBuild(deps, spec, inputs, run))
+    jobs.push({ weight: inputBytes(inputs), run: () => runBuild(deps, spec, inputs, run) })
   }
-  return results
+  // two builds at a time, the largest first (lanes.ts); results in build order
+  return inLanes(jobs)
 }

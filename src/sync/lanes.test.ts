@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest'
+import { inLanes, type LaneJob } from './lanes.ts'
+
+/** A job that records when it starts and ends, and finishes after `ms`. */
+function job(
+  name: string,
+  weight: number,
+  ms: number,
+  log: string[],
+  running: { n: number; max: number },
+): LaneJob<string> {
+  return {
+    weight,
+    run: async () => {
+      log.push(`start ${name}`)
+      running.n++
+      running.max = Math.max(running.max, running.n)
+      await new Promise((r) => setTimeout(r, ms))
+      running.n--
+      log.push(`end ${name}`)
+      return name
+    },
+  }
+}
+
+describe('inLanes: dataset builds two at a time, the largest first', () => {
+  it('starts the heaviest job first, then the others in their order, runs at most `lanes` at once, and answers in the jobs’ order', async () => {
+    // each job ends when the test says so: the order of events is the scheduler's alone
+    const started: string[] = []
+    const finish = new Map<string, () => void>()
+    const gated = (name: string, weight: number): LaneJob<string> => ({
+      weight,
+      run: async () => {
+        started.push(name)
+        await new Promise<void>((r) => finish.set(name, r))
+        return name
+      },
+    })
+    const tick = () => new Promise((r) => setImmediate(r))
+    const all = inLanes(
+      [gated('census', 2), gated('motus', 1), gated('equipment', 4), gated('legacy', 2)],
+      2,
+    )
+    await tick()
+    expect(started).toEqual(['equipment', 'census'])
+    finish.get('census')?.()
+    await tick()
+    // the lane census freed takes the next job in the given (build) order, beside equipment
+    expect(started).toEqual(['equipment', 'census', 'motus'])
+    finish.get('motus')?.()
+    await tick()
+    expect(started).toEqual(['equipment', 'census', 'motus', 'legacy'])
+    finish.get('legacy')?.()
+    finish.get('equipment')?.()
+    expect(await all).toEqual(['census', 'motus', 'equipment', 'legacy'])
+  })
+
+  it('runs one at a time with one lane', async () => {
+    const log: string[] = []
+    const running = { n: 0, max: 0 }
+    await inLanes([job('a', 1, 5, log, running), job('b', 2, 5, log, running)], 1)
+    expect(running.max).toBe(1)
+    expect(log).toEqual(['start b', 'end b', 'start a', 'end a'])
+  })
+
+  it('takes no job after one failed, and throws its error once the running ones ended', async () => {
+    const log: string[] = []
+    const running = { n: 0, max: 0 }
+    const failing: LaneJob<string> = {
+      weight: 3,
+      run: async () => {
+        await new Promise((r) => setTimeout(r, 5))
+        throw new Error('boom')
+      },
+    }
+    await expect(
+      inLanes([failing, job('slow', 2, 30, log, running), job('never', 1, 1, log, running)], 2),
+    ).rejects.toThrow('boom')
+    expect(log).toEqual(['start slow', 'end slow'])
+  })
+})
