@@ -6,7 +6,7 @@ import { DotParam } from '../../carriers/docket.ts'
 import { AppError } from '../../errors.ts'
 import { carrierHistory } from '../../identity/history.ts'
 import { HistoryJson, HistoryQuery } from '../../identity/schema.ts'
-import { chargeCall, notFoundWithUsage, rateLimitHeaders } from '../../keys/billing.ts'
+import { chargeGrouped, notFoundWithUsage, rateLimitHeaders } from '../../keys/billing.ts'
 import type { AppEnv } from '../env.ts'
 import type { RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'
@@ -48,7 +48,7 @@ const doc: RouteDoc = {
 export const carrierHistoryEndpoint: Endpoint = {
   docs: [doc],
   routes: (deps) =>
-    new Hono<AppEnv>().get(honoPath(doc), (c) => {
+    new Hono<AppEnv>().get(honoPath(doc), async (c) => {
       const dot = parseOr(DotParam, c.req.param('dot'), 'invalid_dot')
       const q = parseOr(HistoryQuery, c.req.query(), 'invalid_request')
       const caller = c.get('caller')
@@ -58,7 +58,7 @@ export const carrierHistoryEndpoint: Endpoint = {
       const channel = view.source === 'sample' ? 'sample' : 'live'
       const found = carrierHistory(deps.db, dot, findCensusRow(census, dot) !== null, channel, q)
       if (!found) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
-      const usage = chargeCall(deps, caller)
+      const usage = await chargeGrouped(deps, caller, { busy: deps.records.busy })
       return c.json(found, 200, rateLimitHeaders(usage, deps.clock()))
     }),
 }

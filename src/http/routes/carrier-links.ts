@@ -5,7 +5,7 @@ import { DotParam } from '../../carriers/docket.ts'
 import { AppError } from '../../errors.ts'
 import { carrierLinks } from '../../identity/links.ts'
 import { LinksJson } from '../../identity/schema.ts'
-import { chargeCall, notFoundWithUsage, rateLimitHeaders } from '../../keys/billing.ts'
+import { chargeGrouped, notFoundWithUsage, rateLimitHeaders } from '../../keys/billing.ts'
 import type { AppEnv } from '../env.ts'
 import type { RouteDoc } from '../openapi.ts'
 import { parseOr } from '../validate.ts'
@@ -45,14 +45,14 @@ const doc: RouteDoc = {
 export const carrierLinksEndpoint: Endpoint = {
   docs: [doc],
   routes: (deps) =>
-    new Hono<AppEnv>().get(honoPath(doc), (c) => {
+    new Hono<AppEnv>().get(honoPath(doc), async (c) => {
       const dot = parseOr(DotParam, c.req.param('dot'), 'invalid_dot')
       const caller = c.get('caller')
       const view = deps.datasets.view(caller.mode)
       if (!view.get('census')) throw new AppError('dataset_unavailable')
       const found = carrierLinks(deps.db, view, dot)
       if (!found) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
-      const usage = chargeCall(deps, caller)
+      const usage = await chargeGrouped(deps, caller, { busy: deps.records.busy })
       return c.json(found, 200, rateLimitHeaders(usage, deps.clock()))
     }),
 }
