@@ -49,10 +49,10 @@ export const BUILD_ALONE: BuildSorting = {
 
 /**
  * A build beside another (sync/lanes.ts): no sorter threads, since the other build keeps the
- * other core busy, and so one in-memory sort list instead of several: two builds' sorts at once
- * held the whole mirror's peak memory.
+ * other core busy, and so one in-memory sort list instead of several, and a 16 MB cache: two
+ * builds' sorts at once held the whole mirror's peak memory.
  */
-export const BUILD_BESIDE: BuildSorting = { cacheKib: 32_768, threads: 0 }
+export const BUILD_BESIDE: BuildSorting = { cacheKib: 16_384, threads: 0 }
 
 /**
  * Opens a new, empty file to build (any file at `path` is removed first), with durability relaxed:
