@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, test } from 'vitest'
 import { openSqlite } from '../db/open.ts'
-import { buildDatasetFile } from './build.ts'
+import { BUILD_ALONE, BUILD_BESIDE, buildDatasetFile, type BuildSorting } from './build.ts'
 import type { DatasetSpec } from './types.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'cv-build-'))
@@ -50,5 +50,41 @@ describe('buildDatasetFile', () => {
     expect(db.pragma('journal_mode', { simple: true })).toBe('delete')
     expect(db.prepare('SELECT count(*) AS n FROM t').get()).toEqual({ n: 12_000 })
     db.close()
+  })
+
+  test('sorts with the cache and sorter threads it is given, by default those of a build alone', async () => {
+    const seen: [number, number][] = []
+    const spec: DatasetSpec = {
+      name: 'census',
+      title: 'test',
+      files: [],
+      schedule: 'daily',
+      minRowsRatio: 0,
+      maxRejectRatio: 1,
+      build(ctx) {
+        seen.push([
+          ctx.db.pragma('threads', { simple: true }) as number,
+          ctx.db.pragma('cache_size', { simple: true }) as number,
+        ])
+        ctx.db.exec('CREATE TABLE t (n INTEGER PRIMARY KEY)')
+        return Promise.resolve()
+      },
+    }
+    const build = (name: string, sorting?: BuildSorting) =>
+      buildDatasetFile(spec, new Map(), join(dir, name), {
+        asOf: '2026-11-26',
+        today: '2026-11-26',
+        signal: new AbortController().signal,
+        sorting,
+      })
+    await build('alone.db')
+    await build('beside.db', BUILD_BESIDE)
+    await build('odd.db', { cacheKib: 4_096, threads: 1 })
+    expect(seen).toEqual([
+      [BUILD_ALONE.threads, -BUILD_ALONE.cacheKib],
+      [0, -BUILD_BESIDE.cacheKib],
+      [1, -4_096],
+    ])
+    expect(BUILD_ALONE.threads).toBeGreaterThanOrEqual(1)
   })
 })

@@ -24,20 +24,42 @@ export interface BuildOptions {
   today: string
   signal: AbortSignal
   onProgress?: (p: BuildProgress) => void
+  /** the build file's page cache and sorter threads (default: a build alone, BUILD_ALONE) */
+  sorting?: BuildSorting
 }
 
-/** Build files' page cache (KiB): a larger one raised a census import's peak RSS for no speed. */
-const BUILD_CACHE_KIB = 32_768
+/**
+ * A build file's page cache (KiB) and the helper threads of SQLite's sorter (its `threads`
+ * pragma). With helper threads the sorter holds up to threads + 1 in-memory lists, each as large
+ * as the page cache.
+ */
+export interface BuildSorting {
+  cacheKib: number
+  threads: number
+}
 
-/** Helper threads of SQLite's sorter in a build file (its `threads` pragma). */
-const SORT_THREADS = Math.max(1, Math.min(availableParallelism(), 4))
+/**
+ * A build alone: a 32 MB cache (a larger one raised a census import's peak RSS for no speed) and
+ * sorter threads up to the cores (a large index builds markedly faster where a core is free).
+ */
+export const BUILD_ALONE: BuildSorting = {
+  cacheKib: 32_768,
+  threads: Math.max(1, Math.min(availableParallelism(), 4)),
+}
+
+/**
+ * A build beside another (sync/lanes.ts): no sorter threads, since the other build keeps the
+ * other core busy, and so one in-memory sort list instead of several, and a 16 MB cache: two
+ * builds' sorts at once held the whole mirror's peak memory.
+ */
+export const BUILD_BESIDE: BuildSorting = { cacheKib: 16_384, threads: 0 }
 
 /**
  * Opens a new, empty file to build (any file at `path` is removed first), with durability relaxed:
  * nobody reads it yet. The settings are the `main` file's only, so a file attached later keeps
  * its own (a build's part threads attach the build file they read: ingest/parts.ts).
  */
-export function openBuildFile(path: string, cacheKib = BUILD_CACHE_KIB): Sqlite {
+export function openBuildFile(path: string, sorting: BuildSorting = BUILD_ALONE): Sqlite {
   mkdirSync(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE })
   removeDbFile(path)
   restrictMode(path) // 0600 whatever the umask: SQLite gives its journal files the same mode
@@ -52,15 +74,13 @@ export function openBuildFile(path: string, cacheKib = BUILD_CACHE_KIB): Sqlite 
     db.pragma('main.synchronous = OFF')
     db.pragma('foreign_keys = OFF')
     db.pragma('main.locking_mode = EXCLUSIVE')
-    db.pragma(`main.cache_size = -${cacheKib}`)
+    db.pragma(`main.cache_size = -${sorting.cacheKib}`)
     // sorts of index and GROUP BY builds spill to temporary files (the page cache), not the heap:
     // in memory they held several hundred MB at full census scale
     db.pragma('temp_store = FILE')
-    // SQLite's sorter may use helper threads (off by default): a large index builds markedly
-    // faster where a core is free. They inherit
-    // the build thread's lowest priority; where the build's other threads hold the cores, they
-    // wait like it.
-    db.pragma(`threads = ${SORT_THREADS}`)
+    // SQLite's sorter may use helper threads (off by default). They inherit the build thread's
+    // lowest priority; where the build's other threads hold the cores, they wait like it.
+    db.pragma(`threads = ${sorting.threads}`)
     return db
   } catch (err) {
     db.close()
@@ -167,7 +187,7 @@ export async function buildDatasetFile(
   path: string,
   opts: BuildOptions,
 ): Promise<BuildStats> {
-  const db = openBuildFile(path)
+  const db = openBuildFile(path, opts.sorting)
   const stats: BuildStats = { rows: 0, rejects: 0, files: {}, rejectSamples: [], notes: {} }
   const fileStats = (id: string): FileStats => (stats.files[id] ??= { rows: 0, rejects: 0 })
   const { phase, timed } = phaseTimers(stats)

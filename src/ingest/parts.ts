@@ -24,6 +24,8 @@ export interface PartJob<T> {
   target: string
   /** non-zero (Int32 at 0) once the build stops the part (throwIfStopped) */
   stop: SharedArrayBuffer
+  /** the build file's sorter threads: a part sorts like its build (BuildSorting) */
+  threads: number
   task: T
 }
 
@@ -70,6 +72,7 @@ export async function startParts<T>(db: Sqlite, opts: PartsOptions<T>): Promise<
   db.prepare('SELECT count(*) FROM sqlite_schema').get()
   const wal = db.pragma('journal_mode = WAL', { simple: true })
   if (wal !== 'wal') throw new Error(`cannot share the build file (${String(wal)})`)
+  const threads = db.pragma('threads', { simple: true }) as number
   const paths = opts.tasks.map((_, i) => `${opts.path}-${opts.files}${i}`)
   const stopFlag = new SharedArrayBuffer(4)
   const exits: Promise<unknown>[] = []
@@ -79,7 +82,13 @@ export async function startParts<T>(db: Sqlite, opts: PartsOptions<T>): Promise<
     for (const p of paths) removeDbFile(p)
   }
   const start = (task: T, i: number) => {
-    const job: PartJob<T> = { source: opts.path, target: paths[i] as string, stop: stopFlag, task }
+    const job: PartJob<T> = {
+      source: opts.path,
+      target: paths[i] as string,
+      stop: stopFlag,
+      threads,
+      task,
+    }
     const worker = startWorker(opts.entry, { workerData: job })
     exits.push(new Promise((resolve) => worker.once('exit', resolve)))
     return new Promise<void>((resolve, reject) => {
@@ -154,7 +163,7 @@ export function runPart<T>(
   const t0 = performance.now()
   const c0 = threadCpuSeconds()
   try {
-    const db = openBuildFile(job.target, cacheKib)
+    const db = openBuildFile(job.target, { cacheKib, threads: job.threads })
     try {
       build(job, db, new Int32Array(job.stop))
     } finally {

@@ -35,6 +35,7 @@ export async function buildInWorker(
     path,
     asOf: opts.asOf,
     today: opts.today,
+    sorting: opts.sorting,
   }
   const worker = startWorker(ENTRY, { workerData: job })
   const onAbort = () => {

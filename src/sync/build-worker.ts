@@ -3,7 +3,7 @@
  * parsing, inserting, FTS and index builds and quick_check never pause HTTP requests.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { buildDatasetFile } from '../ingest/build.ts'
+import { buildDatasetFile, type BuildSorting } from '../ingest/build.ts'
 import { yieldToRequests } from '../ingest/worker-module.ts'
 import { datasetSpec } from './datasets.ts'
 import type { BuildProgress } from '../ingest/types.ts'
@@ -15,6 +15,7 @@ export interface BuildJob {
   path: string
   asOf: string
   today: string
+  sorting: BuildSorting | undefined
 }
 
 export type BuildToMain =
@@ -38,6 +39,7 @@ async function run(job: BuildJob): Promise<void> {
   const stats = await buildDatasetFile(spec, new Map(job.inputs), job.path, {
     asOf: job.asOf,
     today: job.today,
+    sorting: job.sorting,
     signal: controller.signal,
     onProgress: (progress) => {
       // progress every batch would flood the port; 4 a second is plenty for a progress line

@@ -123,9 +123,10 @@ export async function importMirror(
     if (inputs.size === 0) continue
     jobs.push({
       weight: inputBytes(inputs),
-      run: () =>
+      run: (sorting) =>
         runDataset(deps, spec, {
           ...run,
+          sorting,
           channel: 'live',
           inputs: async () => importInputs(deps, spec, inputs, facts, { oosMinRows }),
         }),

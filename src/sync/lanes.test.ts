@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { BUILD_ALONE, BUILD_BESIDE, type BuildSorting } from '../ingest/build.ts'
 import { inLanes, type LaneJob } from './lanes.ts'
 
 /** A job that records when it starts and ends, and finishes after `ms`. */
@@ -77,5 +78,23 @@ describe('inLanes: dataset builds two at a time, the largest first', () => {
       inLanes([failing, job('slow', 2, 30, log, running), job('never', 1, 1, log, running)], 2),
     ).rejects.toThrow('boom')
     expect(log).toEqual(['start slow', 'end slow'])
+  })
+
+  it('has builds beside another sort without helper threads, and a build alone with them', async () => {
+    const got: BuildSorting[] = []
+    const job = (weight: number): LaneJob<number> => ({
+      weight,
+      run: (sorting) => {
+        got.push(sorting)
+        return Promise.resolve(weight)
+      },
+    })
+    await inLanes([job(1), job(2), job(3)], 2)
+    expect(got).toEqual([BUILD_BESIDE, BUILD_BESIDE, BUILD_BESIDE])
+    expect(BUILD_BESIDE.threads).toBe(0)
+    got.length = 0
+    await inLanes([job(1), job(2)], 1)
+    await inLanes([job(1)], 2)
+    expect(got).toEqual([BUILD_ALONE, BUILD_ALONE, BUILD_ALONE])
   })
 })

@@ -109,7 +109,10 @@ export async function importDir(
     if (only && !only.includes(spec.name)) continue
     const inputs = inputsFor(spec, available)
     if (inputs.size === 0) continue
-    jobs.push({ weight: inputBytes(inputs), run: () => runBuild(deps, spec, inputs, run) })
+    jobs.push({
+      weight: inputBytes(inputs),
+      run: (sorting) => runBuild(deps, spec, inputs, { ...run, sorting }),
+    })
   }
   // two builds at a time, the largest first (lanes.ts); results in build order
   return inLanes(jobs)

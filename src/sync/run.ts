@@ -21,7 +21,7 @@ import {
   type Activation,
   type VersionRow,
 } from '../db/versions.ts'
-import { verifyBuild } from '../ingest/build.ts'
+import { verifyBuild, type BuildSorting } from '../ingest/build.ts'
 import type { BuildProgress, DatasetSpec } from '../ingest/types.ts'
 import type { Logger } from '../log.ts'
 import { removeDbFile } from '../db/open.ts'
@@ -134,6 +134,8 @@ export interface RunOptions {
   inputs(ctx: RunInputsContext): Promise<RunInputs>
   /** runs the build when a slot is free (a mirror of several datasets builds one at a time) */
   buildSlot?: <T>(work: () => Promise<T>) => Promise<T>
+  /** the build file's cache and sorter threads (default: a build alone; lanes.ts sets another) */
+  sorting?: BuildSorting
 }
 
 /** The lease name that serialises every run of one dataset channel, across processes. */
@@ -340,6 +342,7 @@ async function buildVersion(
       today: isoDate(deps.clock()),
       signal,
       onProgress: opts.onProgress,
+      sorting: opts.sorting,
     })
   return opts.buildSlot ? opts.buildSlot(build) : build()
 }

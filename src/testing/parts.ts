@@ -14,5 +14,5 @@ export function stoppedPart<T>(
   const flag = new SharedArrayBuffer(4)
   const stop = new Int32Array(flag)
   Atomics.store(stop, 0, 1)
-  return { job: { source, target, stop: flag, task }, db, stop }
+  return { job: { source, target, stop: flag, threads: 0, task }, db, stop }
 }
