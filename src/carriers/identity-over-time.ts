@@ -17,8 +17,13 @@ import {
   type ChannelHistory,
   type HistoryIndex,
 } from '../identity/history.ts'
-import { judgeLinks, linkCounts, type LinkFacts, type LinkJson } from '../identity/links.ts'
-import { inactiveDates } from '../identity/links.ts'
+import {
+  inactiveDates,
+  judgeLinks,
+  linkCounts,
+  type LinkFacts,
+  type LinkJson,
+} from '../identity/links.ts'
 import type { IdentityHistoryJson } from '../identity/schema.ts'
 import type { LinkedSignal, LinkSignals } from '../trust/signals.ts'
 

@@ -174,10 +174,21 @@ export function answerText(
   return `{${body},"meta":${JSON.stringify(toMetaJson(r, m))}}`
 }
 
+type ViewDates = Pick<CompanyRecord, 'dataAsOf' | 'importedAt'>
+
+/** The data dates per view, written once (a view is rebuilt whenever a dataset changes). */
+const datesByView = new WeakMap<DataView, ViewDates>()
+
 /** The data dates of a whole view (answers that read no one record: search, equipment, batches). */
-export function viewDates(view: DataView): Pick<CompanyRecord, 'dataAsOf' | 'importedAt'> {
-  return {
-    dataAsOf: Object.fromEntries(DATASET_NAMES.map((n) => [n, view.get(n)?.asOf ?? null])),
-    importedAt: importedAtOf(view, DATASET_NAMES),
-  }
+export function viewDates(view: DataView): ViewDates {
+  let dates = datesByView.get(view)
+  if (!dates)
+    datesByView.set(
+      view,
+      (dates = {
+        dataAsOf: Object.fromEntries(DATASET_NAMES.map((n) => [n, view.get(n)?.asOf ?? null])),
+        importedAt: importedAtOf(view, DATASET_NAMES),
+      }),
+    )
+  return dates
 }

@@ -136,15 +136,26 @@ function censusPhoneKeys(e164: string): string[] {
     : [`${n.countryCallingCode}${n.nationalNumber}`, n.nationalNumber]
 }
 
+type Others = Pick<
+  PhoneCheckJson,
+  'other_companies' | 'other_companies_revoked_or_oos' | 'examined' | 'suppressed' | 'others'
+>
+
+/** The other companies of a contact that could not be read (not a valid phone or e-mail). */
+const noOthers = (): Others => ({
+  other_companies: 0,
+  other_companies_revoked_or_oos: 0,
+  examined: 0,
+  suppressed: false,
+  others: [],
+})
+
 function others(
   src: ContactSources,
   kind: 'phone' | 'email',
   values: readonly string[],
   self: string,
-): Pick<
-  PhoneCheckJson,
-  'other_companies' | 'other_companies_revoked_or_oos' | 'examined' | 'suppressed' | 'others'
-> {
+): Others {
   const found = src.companiesWith(kind, values, OTHERS_EXAMINED + 1)
   const dots = found.dots.filter((d) => String(d) !== self).slice(0, OTHERS_EXAMINED)
   const selfIncluded = found.dots.some((d) => String(d) === self)
@@ -169,20 +180,15 @@ function others(
 export function checkPhone(given: string, onFile: OnFile, src: ContactSources): PhoneCheckJson {
   const normalized = normalizePhone(given, onFile.country)
   const fileE164 = onFile.phone ? normalizePhone(onFile.phone, onFile.country) : null
-  const none = {
-    other_companies: 0,
-    other_companies_revoked_or_oos: 0,
-    examined: 0,
-    suppressed: false,
-    others: [],
-  }
   return {
     given,
     normalized,
     valid: normalized !== null,
     on_file: fileE164 ?? onFile.phone,
     matches_on_file: onFile.phone === null ? null : normalized !== null && normalized === fileE164,
-    ...(normalized ? others(src, 'phone', censusPhoneKeys(normalized), onFile.dot_number) : none),
+    ...(normalized
+      ? others(src, 'phone', censusPhoneKeys(normalized), onFile.dot_number)
+      : noOthers()),
   }
 }
 
@@ -285,13 +291,6 @@ export function checkEmail(given: string, onFile: OnFile, src: ContactSources): 
     domain && fileDomain && !free
       ? lookalike(domain, fileDomain)
       : { lookalike: null, reason: null }
-  const none = {
-    other_companies: 0,
-    other_companies_revoked_or_oos: 0,
-    examined: 0,
-    suppressed: false,
-    others: [],
-  }
   return {
     given,
     normalized,
@@ -304,7 +303,7 @@ export function checkEmail(given: string, onFile: OnFile, src: ContactSources): 
     same_domain: fileDomain === null ? null : !free && domain === fileDomain,
     lookalike_domain: look.lookalike,
     lookalike_reason: look.reason,
-    ...(normalized ? others(src, 'email', [normalized], onFile.dot_number) : none),
+    ...(normalized ? others(src, 'email', [normalized], onFile.dot_number) : noOthers()),
   }
 }
 

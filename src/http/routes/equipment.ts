@@ -7,7 +7,6 @@ import { toMetaJson, viewDates } from '../../carriers/json.ts'
 import { notFoundFor } from '../../carriers/mirror-state.ts'
 import { MetaJson } from '../../carriers/schema.ts'
 import { censusLegalNames } from '../../census/read.ts'
-import type { DataView } from '../../db/datasets.ts'
 import type { Deps } from '../../deps.ts'
 import { toEquipmentJson, sightingsOf, type SightingQuery } from '../../equipment/read.ts'
 import { EquipmentAnswerJson } from '../../equipment/schema.ts'
@@ -88,15 +87,6 @@ const plateDoc: RouteDoc = {
   errors: ERRORS,
 }
 
-/** The data dates of a view, kept per view (a view is rebuilt whenever a dataset changes). */
-const datesOfView = new WeakMap<DataView, ReturnType<typeof viewDates>>()
-
-function datesOf(view: DataView): ReturnType<typeof viewDates> {
-  let dates = datesOfView.get(view)
-  if (!dates) datesOfView.set(view, (dates = viewDates(view)))
-  return dates
-}
-
 /**
  * Looks the unit up in the caller's view; billed one call when it was seen, else 404 (503
  * mirror_not_ready for a live key before the mirror is built). The data is read before the call
@@ -134,7 +124,7 @@ async function answer(
     !('vin' in q),
   )
   const usage = await chargeGrouped(deps, caller, { at, busy: deps.records.busy })
-  const meta = toMetaJson(datesOf(view), {
+  const meta = toMetaJson(viewDates(view), {
     usage,
     requestId: c.get('requestId'),
     source: view.source,
