@@ -23,8 +23,8 @@ import { historyIndex, type HistoryIndex } from '../identity/history.ts'
 import { cachedPerView } from './record-cache.ts'
 import { emptyAuthority, emptyInsurance, emptySafety, emptyTrust, RATING_WORDS } from './blocks.ts'
 import {
-  censusOfficers,
   findCensusRow,
+  officersOf,
   priorRevokeOf,
   usdotStatusOf,
   type CensusRow,
@@ -359,7 +359,7 @@ export function recordData(
     importedAt,
     facts: {
       census: c ? trustCensusOf(c) : null,
-      officers: censusOfficers(census, dot).join('; ') || null,
+      officers: (c && officersOf(c).join('; ')) || null,
     },
     links: c ? linkFacts(view, dot, c.add_date) : null,
   }

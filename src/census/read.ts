@@ -47,6 +47,9 @@ export interface CensusRow {
   prior_revoke_flag: string | null
   prior_revoke_dot: number | null
   dockets: string | null
+  /** COMPANY_OFFICER_1 and _2 as the census writes them */
+  officer_1: string | null
+  officer_2: string | null
 }
 
 /** The census columns a record reads, in the order of `findCensusRow`'s statement. */
@@ -93,6 +96,8 @@ export const CENSUS_ROW_COLUMNS = [
   'prior_revoke_flag',
   'prior_revoke_dot',
   'dockets',
+  'officer_1',
+  'officer_2',
 ] as const satisfies readonly (keyof CensusRow)[]
 
 const CENSUS_SELECT = `SELECT ${CENSUS_ROW_COLUMNS.join(', ')} FROM companies`
@@ -147,6 +152,8 @@ const censusRowOf = (v: readonly unknown[]): CensusRow => ({
   prior_revoke_flag: v[39] as string | null,
   prior_revoke_dot: v[40] as number | null,
   dockets: v[41] as string | null,
+  officer_1: v[42] as string | null,
+  officer_2: v[43] as string | null,
 })
 
 /** Census STATUS_CODE → USDOT status: A active, I inactive, P pending; anything else null. */
@@ -232,5 +239,9 @@ export function findCensusByContact(
 export function censusOfficers(ds: ActiveDataset, dot: number): string[] {
   const r = ds.stmt('SELECT officer_1, officer_2 FROM companies WHERE dot_number = ?').get(dot) as
     { officer_1: string | null; officer_2: string | null } | undefined
-  return r ? [r.officer_1, r.officer_2].filter((o): o is string => o !== null) : []
+  return r ? officersOf(r) : []
 }
+
+/** The officers of a census row (the record reads them with the row: no second read). */
+export const officersOf = (r: Pick<CensusRow, 'officer_1' | 'officer_2'>): string[] =>
+  [r.officer_1, r.officer_2].filter((o): o is string => o !== null)

@@ -203,6 +203,7 @@ export interface CarrierEquipment {
   window: EquipmentWindow
 }
 
+/** A row of carrier_equipment (one per USDOT inspected in the window). */
 interface CarrierEquipmentRow {
   inspections: number
   last_day: number | null
@@ -211,6 +212,26 @@ interface CarrierEquipmentRow {
   vins_shared: number
   roadside_inspections: number
   last_roadside_day: number | null
+}
+
+/** The USDOT last read from carrier_equipment, per open version, with its row (or none). */
+const lastCarrierRow = new WeakMap<
+  ActiveDataset,
+  { dot: number; row: CarrierEquipmentRow | null }
+>()
+
+/**
+ * The carrier_equipment row of a USDOT, or null when it was not inspected in the window. A
+ * record reads it twice (its equipment block, then its VIN links): the second read is the first's.
+ */
+function carrierRow(ds: ActiveDataset, dot: number): CarrierEquipmentRow | null {
+  const last = lastCarrierRow.get(ds)
+  if (last?.dot === dot) return last.row
+  const row =
+    (ds.stmt('SELECT * FROM carrier_equipment WHERE dot = ?').get(dot) as
+      CarrierEquipmentRow | undefined) ?? null
+  lastCarrierRow.set(ds, { dot, row })
+  return row
 }
 
 /**
@@ -225,17 +246,25 @@ export function equipmentForCarrier(
 ): CarrierEquipment | null {
   const window = equipmentWindow(ds)
   if (!window) return null
-  const row = ds.stmt('SELECT * FROM carrier_equipment WHERE dot = ?').get(dot) as
-    CarrierEquipmentRow | undefined
-  const states = ds
-    .stmt('SELECT state FROM carrier_states WHERE dot = ? ORDER BY inspections DESC, state')
-    .all(dot) as { state: string }[]
-  const seen = ds
-    .stmt(
-      `SELECT name, inspections, last_day FROM carrier_names WHERE dot = ?
-       ORDER BY inspections DESC, last_day DESC, name`,
-    )
-    .all(dot) as { name: string; inspections: number; last_day: number }[]
+  const row = carrierRow(ds, dot)
+  // carrier_states and carrier_names are built from the same inspections in the window as
+  // carrier_equipment: a USDOT without its row has none, and one with no inspection naming the
+  // carrier (roadside_inspections 0) has no names; most USDOTs cost one read
+  const states = row
+    ? (ds
+        .stmt('SELECT state FROM carrier_states WHERE dot = ? ORDER BY inspections DESC, state')
+        .pluck()
+        .all(dot) as string[])
+    : []
+  const seen =
+    row && row.roadside_inspections > 0
+      ? (ds
+          .stmt(
+            `SELECT name, inspections, last_day FROM carrier_names WHERE dot = ?
+             ORDER BY inspections DESC, last_day DESC, name`,
+          )
+          .all(dot) as { name: string; inspections: number; last_day: number }[])
+      : []
   const census = [names.legalName, names.dbaName]
     .filter((n): n is string => n !== null && n.trim() !== '')
     .map(normalizeCarrierName)
@@ -249,7 +278,7 @@ export function equipmentForCarrier(
     power_units_seen: row?.power_units ?? 0,
     trailers_seen: row?.trailers ?? 0,
     last_inspection_date: row?.last_day != null ? dayToIso(row.last_day) : null,
-    inspection_states: states.map((s) => s.state),
+    inspection_states: states,
     vins_seen_under_other_carriers: row?.vins_shared ?? 0,
     roadside: {
       inspections: row?.roadside_inspections ?? 0,
@@ -305,6 +334,9 @@ export function toEquipmentJson(
 export function vinLinksOf(ds: ActiveDataset, dot: number, cap: number): Set<number> {
   // an equipment file built before the index by USDOT has no VIN links
   if (!hasSchemaObject(ds, 'vin_carriers_by_dot')) return new Set()
+  // carrier_equipment counts, per USDOT inspected in the window, its valid VINs seen under 2 to
+  // SHARED_WIDELY_ABOVE carriers: with none of them, and that cap, the join finds nothing
+  if (cap === sharedAboveOf(ds) && carrierRow(ds, dot)?.vins_shared === 0) return new Set()
   const others = ds
     .stmt(
       `SELECT b.dot AS other FROM vin_carriers a INDEXED BY vin_carriers_by_dot
@@ -314,6 +346,22 @@ export function vinLinksOf(ds: ActiveDataset, dot: number, cap: number): Set<num
     .pluck()
     .all(dot, cap) as number[]
   return new Set(others)
+}
+
+/** The cap the file's `vins_shared` was counted with (equipment_meta), read once per version. */
+const sharedAbove = new WeakMap<ActiveDataset, number | null>()
+
+function sharedAboveOf(ds: ActiveDataset): number | null {
+  let above = sharedAbove.get(ds)
+  if (above === undefined) {
+    const text = ds
+      .stmt("SELECT value FROM equipment_meta WHERE key = 'shared_widely_above'")
+      .pluck()
+      .get() as string | undefined
+    above = text === undefined ? null : Number(text)
+    sharedAbove.set(ds, above)
+  }
+  return above
 }
 
 /** How many of the company's valid VINs were seen under more than `cap` carriers. */

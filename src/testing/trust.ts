@@ -138,6 +138,8 @@ export function censusRow(over: Partial<CensusRow> = {}): CensusRow {
     prior_revoke_flag: null,
     prior_revoke_dot: null,
     dockets: '["MC765432"]',
+    officer_1: null,
+    officer_2: null,
     ...over,
   }
 }
