@@ -24,9 +24,11 @@ import type {
 
 const port = parentPort
 if (!port) throw new Error('record-worker.ts runs in a worker thread')
-const { nationalAverages, cacheKib, appDb } = workerData as {
+const { nationalAverages, cacheKib, censusCacheKib, appDb } = workerData as {
   nationalAverages?: NationalAverages
+  /** page cache (KiB) of each dataset connection but the census's (`censusCacheKib`) */
   cacheKib: number
+  censusCacheKib?: number
   /** app.db's path, for the reviews of a whole record (`answer` requests); absent: none asked */
   appDb?: string
 }
@@ -53,7 +55,8 @@ function install(ref: ViewRef): void {
     const key = connectionKey(d.path, d.versionId)
     let open = connections.get(key)
     if (!open) {
-      open = openActive(d.name, d.channel, d.versionId, d.path, d.asOf, d.activatedAt, cacheKib)
+      const kib = d.name === 'census' ? (censusCacheKib ?? cacheKib) : cacheKib
+      open = openActive(d.name, d.channel, d.versionId, d.path, d.asOf, d.activatedAt, kib)
       connections.set(key, open)
     }
     byName.set(d.name, open)
