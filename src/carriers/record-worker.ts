@@ -13,13 +13,22 @@ import { sortedDots } from '../db/dot-set.ts'
 import type { ReviewedDots } from '../reviews/reviews.ts'
 import { historyIndex } from '../identity/history.ts'
 import { recordData } from './record.ts'
-import type { FollowRequest, ReadReply, ReadRequest, ViewRef } from './record-workers.ts'
+import { carrierLinksText } from '../identity/links.ts'
+import type {
+  FollowRequest,
+  LinksRequest,
+  ReadReply,
+  ReadRequest,
+  ViewRef,
+} from './record-workers.ts'
 
 const port = parentPort
 if (!port) throw new Error('record-worker.ts runs in a worker thread')
-const { nationalAverages, cacheKib, appDb } = workerData as {
+const { nationalAverages, cacheKib, censusCacheKib, appDb } = workerData as {
   nationalAverages?: NationalAverages
+  /** page cache (KiB) of each dataset connection but the census's (`censusCacheKib`) */
   cacheKib: number
+  censusCacheKib?: number
   /** app.db's path, for the reviews of a whole record (`answer` requests); absent: none asked */
   appDb?: string
 }
@@ -46,7 +55,8 @@ function install(ref: ViewRef): void {
     const key = connectionKey(d.path, d.versionId)
     let open = connections.get(key)
     if (!open) {
-      open = openActive(d.name, d.channel, d.versionId, d.path, d.asOf, d.activatedAt, cacheKib)
+      const kib = d.name === 'census' ? (censusCacheKib ?? cacheKib) : cacheKib
+      open = openActive(d.name, d.channel, d.versionId, d.path, d.asOf, d.activatedAt, kib)
       connections.set(key, open)
     }
     byName.set(d.name, open)
@@ -76,6 +86,7 @@ function answer(req: ReadRequest): ReadReply {
     const view = views.get(req.viewKey)
     const census = view?.get('census')
     if (!view || !census) return { id: req.id, error: `no census in view ${req.viewKey}` }
+    if ('links' in req) return linksOf(req, view)
     const data = recordData({ today: req.today, nationalAverages }, view, census, req.dot)
     if (req.whole) {
       if (!appDb) return { id: req.id, error: 'no app.db path given to the record worker' }
@@ -97,6 +108,13 @@ function answer(req: ReadRequest): ReadReply {
   } catch (err) {
     return { id: req.id, error: err instanceof Error ? err.message : String(err) }
   }
+}
+
+/** A company's links as the answer's text (its links' inactive dates from app.db's history). */
+function linksOf(req: LinksRequest, view: DataView): ReadReply {
+  if (!appDb) return { id: req.id, error: 'no app.db path given to the record worker' }
+  reviewsDb ??= openSqlite(appDb, 'readonly', APP_DB_CACHE_KIB)
+  return { id: req.id, links: carrierLinksText(reviewsDb, view, req.dot) }
 }
 
 /**

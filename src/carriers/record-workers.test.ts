@@ -424,6 +424,7 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
       dataNow: (view, dot, d) => (calls.push(`now ${dot}${mark(d)}`), whole.dataNow(view, dot, d)),
       data: (view, dot, d) => (calls.push(`data ${dot}${mark(d)}`), whole.data(view, dot, d)),
       answer: (view, dot, d) => (calls.push(`whole ${dot}${mark(d)}`), whole.answer(view, dot, d)),
+      links: whole.links,
       follow: (views) => whole.follow(views),
       close: () => Promise.resolve(),
     }
@@ -599,6 +600,37 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
     }
   })
 
+  test('a company’s links from a worker are the main thread’s text byte for byte; a pool with no app.db or a failing worker reads them on the main thread', async () => {
+    const view = ctx.deps.datasets.view('test')
+    const deps = { db: ctx.deps.db }
+    // a successor of a revoked carrier, its predecessor, one of 40 sharing a phone, no links
+    for (const dot of [1000252, 1000027, 1000300, 1000001]) {
+      const viaWorker = await whole.links(view, dot, deps)
+      expect(viaWorker, `USDOT ${dot}`).toBe(await inProcessRecords.links(view, dot, deps))
+      expect(JSON.parse(viaWorker ?? 'null')).toMatchObject({ dot_number: String(dot) })
+    }
+    expect(JSON.parse((await whole.links(view, 1000252, deps)) ?? 'null')).toMatchObject({
+      links: [{ dot_number: '1000027', relation: 'predecessor' }],
+    })
+    expect(await whole.links(view, 99_999_998, deps)).toBeNull()
+    expect(await whole.links(ctx.deps.datasets.view('live'), 1_000_004, deps)).toBeNull()
+    const noDb = new RecordWorkers({ size: 1, log: silentLogger() })
+    const census = view.get('census') as ActiveDataset
+    const broken: DataView = {
+      ...view,
+      versionKey: `${view.versionKey}:broken-links`,
+      get: (name) =>
+        name === 'census' ? { ...census, path: join(root, 'missing.db') } : view.get(name),
+    }
+    try {
+      const expected = await inProcessRecords.links(view, 1000252, deps)
+      expect(await noDb.links(view, 1000252, deps)).toBe(expected)
+      expect(await whole.links(broken, 1000252, deps)).toBe(expected)
+    } finally {
+      await noDb.close()
+    }
+  })
+
   test('a record the cache will keep (its second miss) is read as data; any other, whole', async () => {
     const view = ctx.deps.datasets.view('test')
     const calls: string[] = []
@@ -607,6 +639,7 @@ describe('a whole record answered by a worker (a single lookup not cached)', () 
       dataNow: whole.dataNow,
       data: (v, dot, d) => (calls.push('data'), whole.data(v, dot, d)),
       answer: (v, dot, d) => (calls.push('whole'), whole.answer(v, dot, d)),
+      links: whole.links,
       follow: (views) => whole.follow(views),
       close: () => Promise.resolve(),
     }

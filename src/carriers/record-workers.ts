@@ -23,17 +23,24 @@ import type { NationalAverages } from '../safety/national-averages.ts'
 import { parseDataBlocksFirst } from './json.ts'
 import { PendingReplies } from './pending-replies.ts'
 import { answerRecord, type RecordAnswer } from './answer.ts'
+import { carrierLinksText } from '../identity/links.ts'
 import { recordData, type RecordData, type RecordDataDeps } from './record.ts'
 import type { RecordPort } from './records.ts'
 
 const ENTRY = siblingModule('./record-worker', import.meta.url)
 
 /**
- * Page cache of a worker's connection to each dataset file (KiB). The interior B-tree pages of
- * the lookup indexes (about 5 MB in the census at full scale) mostly fit; the rest comes from the
- * OS page cache, shared by every thread. Kept small: every worker has its own.
+ * Page cache of a worker's connection to the census (KiB). The interior B-tree pages of its
+ * lookup indexes (about 5 MB at full scale) mostly fit; the rest comes from the OS page cache,
+ * shared by every thread. Kept small: every worker has its own.
  */
-const WORKER_CACHE_KIB = 4_096
+const WORKER_CENSUS_CACHE_KIB = 4_096
+/**
+ * Page cache of a worker's connection to each other dataset file (KiB): the upper levels of their
+ * indexes. Six files at 4 MiB each held about 12 MB more of the server's RSS under random lookups
+ * than at 2 MiB, for a few more reads from the OS page cache a record.
+ */
+const WORKER_CACHE_KIB = 2_048
 
 export interface DatasetRef {
   name: DatasetName
@@ -51,15 +58,19 @@ export interface ViewRef {
   datasets: DatasetRef[]
 }
 
-export interface ReadRequest {
+interface RequestBase {
   id: number
   /** the view's files, sent when this worker's previous request was in another view */
   view?: ViewRef
   viewKey: string
   dot: number
-  today: string
   /** a batch's read: the worker answers the single lookups waiting first (record-worker.ts) */
   batch?: true
+}
+
+/** A record's dataset part, or with `whole` its answer text. */
+export interface RecordRequest extends RequestBase {
+  today: string
   /** set: answer the whole record as text (answer.ts `RecordAnswer`), judged with these reasons */
   whole?: {
     dataReasons: readonly string[]
@@ -75,6 +86,17 @@ export interface ReadRequest {
   }
 }
 
+/** A company's links as the JSON text of GET /v1/carrier/{dot}/links (identity/links.ts). */
+export interface LinksRequest extends RequestBase {
+  links: true
+}
+
+export type ReadRequest = RecordRequest | LinksRequest
+
+/** What a request names besides its id and view (`ask` adds them). */
+type RequestFields =
+  Omit<RecordRequest, 'id' | 'view' | 'viewKey'> | Omit<LinksRequest, 'id' | 'view' | 'viewKey'>
+
 /** The views the main thread now serves (after a dataset swap): install them, close the rest. */
 export interface FollowRequest {
   follow: ViewRef[]
@@ -88,6 +110,7 @@ export interface FollowRequest {
 export type ReadReply =
   | { id: number; json: string; blocks: number }
   | { id: number; answer: RecordAnswer | null }
+  | { id: number; links: string | null }
   | { id: number; error: string }
 
 interface Pending {
@@ -164,7 +187,9 @@ export class RecordWorkers implements RecordPort {
   /** The dataset part of a USDOT's record in `view`, assembled by the least busy worker. */
   readonly data: RecordPort['data'] = async (view, dot, deps) => {
     try {
-      const reply = await this.ask(view, dot, deps.today, deps.batch === true)
+      const fields: RequestFields = { dot, today: deps.today }
+      if (deps.batch) fields.batch = true
+      const reply = await this.ask(view, fields)
       if (!('json' in reply)) throw new Error('record worker answered without the record data')
       return reply.json === 'null'
         ? null
@@ -183,11 +208,13 @@ export class RecordWorkers implements RecordPort {
   readonly answer: RecordPort['answer'] = async (view, dot, deps) => {
     if (this.options.appDb !== undefined)
       try {
-        const whole: ReadRequest['whole'] = { dataReasons: deps.dataReasons }
+        const whole: RecordRequest['whole'] = { dataReasons: deps.dataReasons }
         if (deps.reviewed) whole.reviewed = includesDot(deps.reviewed.dots, dot)
         if (deps.bond) whole.bond = true
         if (deps.history) whole.historyEpoch = deps.history.epoch
-        const reply = await this.ask(view, dot, deps.today, deps.batch === true, whole)
+        const fields: RequestFields = { dot, today: deps.today, whole }
+        if (deps.batch) fields.batch = true
+        const reply = await this.ask(view, fields)
         if (!('answer' in reply)) throw new Error('record worker answered without the record')
         return reply.answer
       } catch (err) {
@@ -195,6 +222,23 @@ export class RecordWorkers implements RecordPort {
       }
     const data = dataOnMain(view, dot, deps)
     return data && answerRecord(deps, data)
+  }
+
+  /**
+   * A company's links as the answer's JSON text, read by the least busy worker (the main thread
+   * then only bills and writes it); on the main thread when the pool was given no app.db (the
+   * history's inactive dates) or a worker fails.
+   */
+  readonly links: RecordPort['links'] = async (view, dot, deps) => {
+    if (this.options.appDb !== undefined)
+      try {
+        const reply = await this.ask(view, { dot, links: true })
+        if (!('links' in reply)) throw new Error('record worker answered without the links')
+        return reply.links
+      } catch (err) {
+        this.failedOver(err, dot)
+      }
+    return carrierLinksText(deps.db, view, dot)
   }
 
   private failedOver(err: unknown, dot: number): void {
@@ -238,13 +282,7 @@ export class RecordWorkers implements RecordPort {
     await Promise.all(running.map((s) => s.worker.terminate()))
   }
 
-  private ask(
-    view: DataView,
-    dot: number,
-    today: string,
-    batch: boolean,
-    whole?: ReadRequest['whole'],
-  ): Promise<ReadReply> {
+  private ask(view: DataView, fields: RequestFields): Promise<ReadReply> {
     const slot = this.pick()
     if (!slot) return Promise.reject(new Error('record workers are closed'))
     const ref = viewRef(view)
@@ -252,9 +290,7 @@ export class RecordWorkers implements RecordPort {
     slot.lastKey = ref.key
     return new Promise<ReadReply>((resolve, reject) => {
       const id = slot.pending.add({ resolve, reject })
-      const req: ReadRequest = { id, viewKey: ref.key, dot, today }
-      if (batch) req.batch = true
-      if (whole) req.whole = whole
+      const req: ReadRequest = { ...fields, id, viewKey: ref.key }
       if (sendView) req.view = sendView
       slot.worker.postMessage(req)
     })
@@ -276,6 +312,7 @@ export class RecordWorkers implements RecordPort {
       workerData: {
         nationalAverages: this.options.nationalAverages,
         cacheKib: WORKER_CACHE_KIB,
+        censusCacheKib: WORKER_CENSUS_CACHE_KIB,
         appDb: this.options.appDb,
       },
       // records are small and short-lived: a small heap, collected before it costs memory

@@ -12,6 +12,8 @@ import type { Deps } from '../deps.ts'
 import { AppError } from '../errors.ts'
 import type { KeyMode } from '../keys/keys.ts'
 import { historyIndex } from '../identity/history.ts'
+import { carrierLinksText } from '../identity/links.ts'
+import type { Sqlite } from '../db/open.ts'
 import { reviewedDots } from '../reviews/reviews.ts'
 import { answerOf, answerRecord, type RecordAnswer, type RecordAnswerDeps } from './answer.ts'
 import { dataReasons } from './data-check.ts'
@@ -28,6 +30,11 @@ import {
 /** What reading a USDOT's dataset part needs (a batch's read waits behind single lookups). */
 export type RecordReadDeps = RecordDataDeps & Pick<RecordDeps, 'batch'>
 
+/** What reading a company's links needs: app.db (the identity history's inactive dates). */
+export interface LinksReadDeps {
+  db: Sqlite
+}
+
 /** Where records are assembled. Every implementation gives the same records, byte for byte. */
 export interface RecordPort {
   /** the dataset part of a USDOT's record in a view, read on the calling thread */
@@ -36,6 +43,11 @@ export interface RecordPort {
   data(view: DataView, dot: number, deps: RecordReadDeps): Promise<RecordData | null>
   /** a USDOT's whole record (reviews and Trust Score included) as its answer text, or null */
   answer(view: DataView, dot: number, deps: RecordAnswerDeps): Promise<RecordAnswer | null>
+  /**
+   * GET /v1/carrier/{dot}/links: the company's judged links as the answer's JSON text
+   * (identity/links.ts `carrierLinksText`), or null when the view's census does not know it
+   */
+  links(view: DataView, dot: number, deps: LinksReadDeps): Promise<string | null>
   /**
    * whether assembling may still be under way for other requests: billing's group commit then
    * waits a little for their charges (keys/billing.ts)
@@ -67,6 +79,7 @@ export const inProcessRecords: RecordPort = {
     const data = dataOnThisThread(view, dot, deps)
     return Promise.resolve(data && answerRecord(deps, data))
   },
+  links: (view, dot, deps) => Promise.resolve(carrierLinksText(deps.db, view, dot)),
   // every request is read on this thread: a charge always has company
   busy: true,
   follow() {},
@@ -97,6 +110,8 @@ export function cachedRecords(inner: RecordPort, capacity: number): RecordPort {
       const found = await data(view, dot, deps)
       return found && answerOf(completeRecord(deps, found, deps.dataReasons), deps.bond === true)
     },
+    // a company's links are not a record: never cached
+    links: (view, dot, deps) => inner.links(view, dot, deps),
     get busy() {
       return inner.busy
     },

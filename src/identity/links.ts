@@ -335,6 +335,16 @@ export function carrierLinks(db: Sqlite, view: DataView, dot: number): LinksJson
 }
 
 /**
+ * GET /v1/carrier/{dot}/links as its JSON text (what the route writes, read in whichever thread
+ * answers it: carriers/records.ts `RecordPort.links`), or null when the census of the view does
+ * not know the USDOT number.
+ */
+export function carrierLinksText(db: Sqlite, view: DataView, dot: number): string | null {
+  const found = carrierLinks(db, view, dot)
+  return found && JSON.stringify(found)
+}
+
+/**
  * How many companies share a contact value when that is more than its cap (it is then no link,
  * docs/identity.md), else null. `kind`: phone (census digits), email (lower case) or fax.
  */

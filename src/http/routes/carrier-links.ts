@@ -3,7 +3,6 @@ import { Hono } from 'hono'
 import { notFoundForDot } from '../../carriers/lookup.ts'
 import { DotParam } from '../../carriers/docket.ts'
 import { AppError } from '../../errors.ts'
-import { carrierLinks } from '../../identity/links.ts'
 import { LinksJson } from '../../identity/schema.ts'
 import { chargeGrouped, notFoundWithUsage, rateLimitHeaders } from '../../keys/billing.ts'
 import type { AppEnv } from '../env.ts'
@@ -50,9 +49,14 @@ export const carrierLinksEndpoint: Endpoint = {
       const caller = c.get('caller')
       const view = deps.datasets.view(caller.mode)
       if (!view.get('census')) throw new AppError('dataset_unavailable')
-      const found = carrierLinks(deps.db, view, dot)
-      if (!found) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
+      // read by the record port (a record worker, when there are any): this thread only bills
+      // and writes the text
+      const text = await deps.records.links(view, dot, deps)
+      if (text === null) throw notFoundWithUsage(deps, caller, notFoundForDot(dot).message)
       const usage = await chargeGrouped(deps, caller, { busy: deps.records.busy })
-      return c.json(found, 200, rateLimitHeaders(usage, deps.clock()))
+      return c.body(text, 200, {
+        'Content-Type': 'application/json',
+        ...rateLimitHeaders(usage, deps.clock()),
+      })
     }),
 }
