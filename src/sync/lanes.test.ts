@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { BUILD_ALONE, BUILD_BESIDE, type BuildSorting } from '../ingest/build.ts'
-import { inLanes, type LaneJob } from './lanes.ts'
+import { BUILD_MEMORY_BUDGET, BUILD_MEMORY_MB, inLanes, type LaneJob } from './lanes.ts'
 
 /** A job that records when it starts and ends, and finishes after `ms`. */
 function job(
@@ -168,5 +168,20 @@ describe('inLanes: dataset builds two at a time, the largest first', () => {
     }
     await expect(inLanes([failing, big('never', 1)], 2, 320)).rejects.toThrow('boom')
     expect(log).toEqual([])
+  })
+
+  it('pairs the builds of a whole mirror as the budget says', () => {
+    const fits = (a: keyof typeof BUILD_MEMORY_MB, b: keyof typeof BUILD_MEMORY_MB) =>
+      BUILD_MEMORY_MB[a] + BUILD_MEMORY_MB[b] <= BUILD_MEMORY_BUDGET
+    // the equipment build beside each of the other large ones
+    for (const other of ['census', 'legacy', 'violations'] as const)
+      expect(fits('equipment', other)).toBe(true)
+    // those never beside each other, and the SMS build beside the small ones only
+    expect(fits('census', 'legacy')).toBe(false)
+    expect(fits('legacy', 'violations')).toBe(false)
+    expect(fits('census', 'violations')).toBe(false)
+    for (const other of ['census', 'legacy', 'violations', 'equipment'] as const)
+      expect(fits('sms', other)).toBe(false)
+    expect(fits('sms', 'motus') && fits('sms', 'oos')).toBe(true)
   })
 })
