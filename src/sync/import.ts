@@ -21,7 +21,7 @@ import {
   verifyOosFloor,
   type PortalCounts,
 } from './freshness.ts'
-import { inLanes, inputBytes, type LaneJob } from './lanes.ts'
+import { BUILD_MEMORY_MB, inLanes, inputBytes, type LaneJob } from './lanes.ts'
 import { filesInDir, inputsFor } from './pipeline.ts'
 import {
   runDataset,
@@ -123,6 +123,7 @@ export async function importMirror(
     if (inputs.size === 0) continue
     jobs.push({
       weight: inputBytes(inputs),
+      memory: BUILD_MEMORY_MB[spec.name],
       run: (sorting) =>
         runDataset(deps, spec, {
           ...run,

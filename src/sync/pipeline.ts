@@ -11,7 +11,7 @@ import type { DatasetName } from '../db/names.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
 import { DATASETS } from './datasets.ts'
 import { sidecarCounts, verifyCounts } from './freshness.ts'
-import { inLanes, inputBytes, type LaneJob } from './lanes.ts'
+import { BUILD_MEMORY_MB, inLanes, inputBytes, type LaneJob } from './lanes.ts'
 import { runDataset, type RunDeps, type RunOptions, type RunResult } from './run.ts'
 
 export type PipelineDeps = RunDeps
@@ -111,6 +111,7 @@ export async function importDir(
     if (inputs.size === 0) continue
     jobs.push({
       weight: inputBytes(inputs),
+      memory: BUILD_MEMORY_MB[spec.name],
       run: (sorting) => runBuild(deps, spec, inputs, { ...run, sorting }),
     })
   }
