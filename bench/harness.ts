@@ -287,7 +287,8 @@ export async function startApi(
   }
   const port = await freePort()
   const server = await startChild(
-    [...nodeArgs, 'dist/main.js', 'serve'],
+    // the young generation bin/carrier-verify (the image's command) gives the server
+    ['--max-semi-space-size=8', ...nodeArgs, 'dist/main.js', 'serve'],
     {
       DATA_DIR: dataDir,
       PORT: String(port),

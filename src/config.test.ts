@@ -77,7 +77,7 @@ describe('config', () => {
     expect(c.sync.baseUrl).toBe('https://data.transportation.gov')
     expect(c.sync.appToken).toBeNull()
     expect(c.paths.appDb.endsWith('data/runtime/app.db')).toBe(true)
-    expect(c.memory.heapGrowingPercent).toBe(20)
+    expect(c.memory.heapGrowingPercent).toBe(30)
     expect(loadConfig({ HEAP_GROWING_PERCENT: '0' }).memory.heapGrowingPercent).toBe(0)
     expect(c.records.workers).toBe(defaultRecordWorkers(availableParallelism()))
     expect(loadConfig({ RECORD_WORKERS: '0' }).records.workers).toBe(0)

@@ -72,7 +72,7 @@ export const Env = z.object({
   DATASET_MAX_AGE_HOURS: unsetIfEmpty(z.coerce.number().positive().default(72)),
   RECORD_CACHE_ENTRIES: unsetIfEmpty(z.coerce.number().int().min(0).max(1_000_000).default(1000)),
   RECORD_WORKERS: unsetIfEmpty(z.coerce.number().int().min(0).max(16).optional()),
-  HEAP_GROWING_PERCENT: unsetIfEmpty(z.coerce.number().int().min(0).max(400).default(20)),
+  HEAP_GROWING_PERCENT: unsetIfEmpty(z.coerce.number().int().min(0).max(400).default(30)),
 
   QCMOBILE_BASE_URL: unsetIfEmpty(z.url().default('https://mobile.fmcsa.dot.gov/qc/services')),
   QCMOBILE_WEBKEY: unsetIfEmpty(z.string().optional()),
