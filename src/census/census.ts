@@ -9,7 +9,7 @@ import { PairWordSample } from './search-index.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 import { CENSUS_COLUMNS } from './columns.ts'
 import { COMPANY_COLUMNS, CENSUS_ROW_MODULE, type CensusInsert } from './row.ts'
-import { buildLinkIndex } from './links-build.ts'
+import { buildContactIndexes, noteLinks } from './links-build.ts'
 
 export const CENSUS_FILE_ID = 'az4n-8mr2'
 
@@ -105,21 +105,24 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
   // for them keeps the build's resident memory down (the inserts wanted the big one)
   ctx.db.pragma('cache_size = -16384')
   ctx.db.pragma('shrink_memory')
-  // the search tiers build in other threads meanwhile (at scale): search-build.ts
+  // the search tiers and the link tables build in other threads meanwhile (at scale), while
+  // this one makes the contact indexes: search-build.ts
   const search = await startSearchBuild(ctx.db, {
     path: ctx.path,
     companies: n,
     words: ctx.timed('fts.words', () => sample.words(ctx.db)),
     signal: ctx.signal,
     phase: (name, seconds) => ctx.phase(name, seconds),
+    links: true,
   })
   try {
-    buildLinkIndex(ctx)
+    buildContactIndexes(ctx)
   } catch (err) {
     await search.abort()
     throw err
   }
   await search.finish()
+  noteLinks(ctx)
 }
 
 export const censusDataset: DatasetSpec = {

@@ -11,6 +11,7 @@
 import type { Sqlite } from '../db/open.ts'
 import { startParts } from '../ingest/parts.ts'
 import { siblingModule } from '../ingest/worker-module.ts'
+import { buildLinkTables, copyLinkPart, type LinkPartTask } from './links-build.ts'
 import {
   buildSearchIndex,
   copySearchParts,
@@ -20,7 +21,7 @@ import {
   type Tier,
 } from './search-index.ts'
 
-const ENTRY = siblingModule('./search-build-worker', import.meta.url)
+const ENTRY = siblingModule('./parts-worker', import.meta.url)
 
 /** Below this many companies the tiers are built in the calling thread. */
 export const SEARCH_PARTS_MIN_COMPANIES = 100_000
@@ -49,6 +50,11 @@ export interface SearchBuildOptions {
   words?: string[]
   /** build in parts even for a small census (tests) */
   parts?: boolean
+  /**
+   * the link index's tables too (links-build.ts), in a part of their own beside the tiers', or
+   * in `finish` for a small census
+   */
+  links?: boolean
 }
 
 /**
@@ -62,7 +68,12 @@ export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Pr
       finish: async () => {
         const t0 = performance.now()
         buildSearchIndex(db, opts.words)
-        opts.phase('fts', (performance.now() - t0) / 1000)
+        const t1 = performance.now()
+        opts.phase('fts', (t1 - t0) / 1000)
+        if (opts.links) {
+          buildLinkTables(db)
+          opts.phase('links', (performance.now() - t1) / 1000)
+        }
       },
       abort: async () => {},
     }
@@ -73,7 +84,11 @@ export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Pr
     words = pairWords(db)
     opts.phase('fts.words', (performance.now() - t0) / 1000)
   }
-  const tasks: SearchPartTask[] = SEARCH_PARTS.map((tiers) => ({ tiers, words }))
+  const search: SearchPartTask[] = SEARCH_PARTS.map((tiers) => ({ tiers, words }))
+  // the link part first: its one sort is the longest single piece of work
+  const tasks: (SearchPartTask | LinkPartTask)[] = opts.links
+    ? [{ links: true }, ...search]
+    : search
   const parts = await startParts(db, {
     path: opts.path,
     files: 'search',
@@ -81,18 +96,21 @@ export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Pr
     phases: 'fts',
     entry: ENTRY,
     tasks,
+    taskPhases: (task) => ('links' in task ? 'links' : 'fts'),
     signal: opts.signal,
     phase: (name, seconds) => opts.phase(name, seconds),
   })
   return {
     async finish() {
-      await parts.finish((paths) =>
+      await parts.finish((paths) => {
+        const searchPaths = opts.links ? paths.slice(1) : paths
         copySearchParts(
           db,
-          paths.map((path, i) => ({ path, tiers: SEARCH_PARTS[i] ?? [] })),
+          searchPaths.map((path, i) => ({ path, tiers: SEARCH_PARTS[i] ?? [] })),
           words,
-        ),
-      )
+        )
+        if (opts.links) copyLinkPart(db, paths[0] as string)
+      })
       opts.phase('fts', (performance.now() - t0) / 1000)
     },
     abort: () => parts.abort(),
