@@ -27,9 +27,8 @@ function rows() {
       FAX: i % 3 === 0 ? `712${String(i % 41).padStart(7, '0')}` : '',
       EMAIL_ADDRESS: i % 5 === 0 ? `shared${i % 7}@example.com` : `own${i}@example.com`,
       PHY_STREET: i % 4 === 0 ? `${i % 53} North Main Street` : `${i} ELM ST`,
-      COMPANY_OFFICER_1:
-        i % 40 === 0 ? (OFFICERS[(i / 40) % OFFICERS.length] as string) : `PAT ${i} ROE`,
-      COMPANY_OFFICER_2: i % 110 === 0 ? (OFFICERS[(i / 110 + 2) % OFFICERS.length] as string) : '',
+      COMPANY_OFFICER_1: i % 40 === 0 ? OFFICERS[(i / 40) % OFFICERS.length] : `PAT ${i} ROE`,
+      COMPANY_OFFICER_2: i % 110 === 0 ? OFFICERS[(i / 110 + 2) % OFFICERS.length] : '',
     })
   })
 }
