@@ -9,7 +9,7 @@ import { PairWordSample } from './search-index.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 import { CENSUS_COLUMNS } from './columns.ts'
 import { COMPANY_COLUMNS, CENSUS_ROW_MODULE, type CensusInsert } from './row.ts'
-import { buildContactIndexes, noteLinks } from './links-build.ts'
+import { buildContactLinks, noteLinks } from './links-build.ts'
 
 export const CENSUS_FILE_ID = 'az4n-8mr2'
 
@@ -105,8 +105,8 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
   // for them keeps the build's resident memory down (the inserts wanted the big one)
   ctx.db.pragma('cache_size = -16384')
   ctx.db.pragma('shrink_memory')
-  // the search tiers and the link tables build in other threads meanwhile (at scale), while
-  // this one makes the contact indexes: search-build.ts
+  // the search tiers and the officer links build in other threads meanwhile (at scale), while
+  // this one makes the contact indexes and links: search-build.ts
   const search = await startSearchBuild(ctx.db, {
     path: ctx.path,
     companies: n,
@@ -116,7 +116,7 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
     links: true,
   })
   try {
-    buildContactIndexes(ctx)
+    buildContactLinks(ctx.db, ctx.timed)
   } catch (err) {
     await search.abort()
     throw err

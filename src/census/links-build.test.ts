@@ -7,7 +7,7 @@ import { openSqlite, type Sqlite } from '../db/open.ts'
 import { carrierRow, writeCensus } from '../testing/census-fixture.ts'
 import { CENSUS_FILE_ID, censusDataset } from './census.ts'
 import { COMMON_NAME_MARK } from './link-keys.ts'
-import { LINK_BITS, LINK_CAPS } from './links-build.ts'
+import { buildContactLinks, LINK_BITS, LINK_CAPS } from './links-build.ts'
 import { startSearchBuild } from './search-build.ts'
 import { TIERS } from './search-index.ts'
 
@@ -144,8 +144,7 @@ describe('the link index of the census build', () => {
       expect(names.sort()).toEqual(['companies_email', 'companies_phone'])
       const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all()
       expect(tables).toEqual(expect.arrayContaining(['link_values', 'company_links']))
-      for (const work of ['link_keys', 'link_shared', 'link_pairs'])
-        expect(tables).not.toContain(work)
+      for (const work of ['officer_keys', 'link_pairs']) expect(tables).not.toContain(work)
     } finally {
       db.close()
     }
@@ -162,6 +161,7 @@ describe('the link index of the census build', () => {
       for (const t of ['search_terms', 'search_prefixes', 'search_pair_words', 'search_tag_kinds'])
         db.exec(`DROP TABLE ${t}`)
       for (const t of ['link_values', 'company_links']) db.exec(`DROP TABLE ${t}`)
+      for (const i of ['companies_phone', 'companies_email']) db.exec(`DROP INDEX ${i}`)
       const seen: string[] = []
       const build = await startSearchBuild(db, {
         path,
@@ -171,8 +171,14 @@ describe('the link index of the census build', () => {
         parts: true,
         links: true,
       })
+      buildContactLinks(db, (name, fn) => {
+        seen.push(name)
+        return fn()
+      })
       await build.finish()
-      expect(seen).toEqual(expect.arrayContaining(['links.parts', 'fts.parts', 'fts.copy']))
+      expect(seen).toEqual(
+        expect.arrayContaining(['links.contacts', 'links.officers.parts', 'fts.parts', 'fts.copy']),
+      )
       expect(linkTables(db)).toEqual(linkTables(openSqlite(serial, 'readonly')))
     } finally {
       db.close()

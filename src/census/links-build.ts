@@ -36,126 +36,131 @@ export const LINK_CAPS = {
 
 const HARD_BITS = LINK_BITS.phone | LINK_BITS.fax | LINK_BITS.email | LINK_BITS.address
 
-/**
- * The kinds of `link_keys` (below): the `companies` column of each, its bit, its cap. Both
- * officers of a company are kind `officer`.
- */
-const KEY_KINDS = [
-  { kind: 'phone', column: 'phone', bit: LINK_BITS.phone },
-  { kind: 'fax', column: 'fax', bit: LINK_BITS.fax },
-  { kind: 'email', column: 'email', bit: LINK_BITS.email },
-  { kind: 'address', column: 'address_key', bit: LINK_BITS.address },
-  { kind: 'officer', column: 'officer_1_key', bit: 0 },
+const COLUMN_KINDS = [
+  ['phone', 'phone'],
+  ['fax', 'fax'],
+  ['email', 'email'],
+  ['address', 'address_key'],
 ] as const
-/** The `link_keys` code of kind `officer` (its position in KEY_KINDS, from 1). */
-const OFFICER = KEY_KINDS.length
-
-const kindCase = (code: string, of: (k: (typeof KEY_KINDS)[number]) => string) =>
-  `CASE ${code} ${KEY_KINDS.map((k, i) => `WHEN ${i + 1} THEN ${of(k)}`).join(' ')} END`
 
 /** The tables the build file keeps. */
-export const LINK_TABLES_DDL = `
+const LINK_TABLES_DDL = `
 CREATE TABLE link_values (kind TEXT NOT NULL, value TEXT NOT NULL, companies INTEGER NOT NULL,
   PRIMARY KEY (kind, value)) STRICT, WITHOUT ROWID;
 CREATE TABLE company_links (dot_number INTEGER NOT NULL, other INTEGER NOT NULL,
   shared INTEGER NOT NULL, PRIMARY KEY (dot_number, other)) STRICT, WITHOUT ROWID;`
 
-/**
- * The statements making the link tables from `<source>.companies`, with working tables in `work`
- * (dropped at the end). One pass over `companies` gives every company's keys, a row per kind and
- * value, sorted once (`link_keys`; an officer 2 with officer 1's key is left out, so (kind, value,
- * dot) is unique and count(*) counts companies). The shared values are its groups of more than
- * one company; the pairs, the products of the groups within the caps. An officer pair is a link
- * by itself when both companies name the officer the same way and the name is not a common one;
- * otherwise it keeps only the officer-key bit (a shared VIN, known at query time, or another
- * shared kind can complete it). Every bit is a power of two: the sum of a pair's distinct bits is
- * their union.
- */
-const linkTablesSql = (source: string, work: string): string[] => [
-  `CREATE TABLE ${work}.link_keys (kind INTEGER NOT NULL, value TEXT NOT NULL,
-  dot INTEGER NOT NULL, name TEXT, PRIMARY KEY (kind, value, dot)) WITHOUT ROWID`,
-  `INSERT INTO ${work}.link_keys
-  SELECT min(k.code, ${OFFICER}),
-    CASE k.code ${KEY_KINDS.map((kk, i) => `WHEN ${i + 1} THEN c.${kk.column}`).join(' ')}
-      ELSE c.officer_2_key END AS value,
-    c.dot_number,
-    CASE k.code WHEN ${OFFICER} THEN upper(c.officer_1) WHEN ${OFFICER + 1} THEN upper(c.officer_2) END
-  FROM ${source}.companies c CROSS JOIN (${Array.from({ length: OFFICER + 1 }, (_, i) => `SELECT ${i + 1} AS code`).join(' UNION ALL ')}) k
-  WHERE value IS NOT NULL
-    AND (k.code <> ${OFFICER + 1} OR c.officer_2_key IS NOT coalesce(c.officer_1_key, ''))
-  ORDER BY 1, 2, 3`,
-  `CREATE TABLE ${work}.link_shared (kind INTEGER NOT NULL, value TEXT NOT NULL, n INTEGER NOT NULL)`,
-  `INSERT INTO ${work}.link_shared SELECT kind, value, count(*) FROM ${work}.link_keys
-  GROUP BY kind, value HAVING count(*) > 1`,
-  `INSERT INTO link_values SELECT ${kindCase('kind', (k) => `'${k.kind}'`)}, value, n
-  FROM ${work}.link_shared`,
-  `CREATE TABLE ${work}.link_pairs (a INTEGER NOT NULL, b INTEGER NOT NULL, bit INTEGER NOT NULL)`,
-  `INSERT INTO ${work}.link_pairs SELECT x.dot, y.dot,
-  CASE WHEN s.kind <> ${OFFICER} THEN ${kindCase('s.kind', (k) => String(k.bit))}
-    WHEN x.name = y.name AND substr(s.value, 1, 1) <> '${COMMON_NAME_MARK}' THEN ${LINK_BITS.officer}
-    ELSE ${LINK_BITS.officerKey} END
-  FROM ${work}.link_shared s
-  CROSS JOIN ${work}.link_keys x ON x.kind = s.kind AND x.value = s.value
-  CROSS JOIN ${work}.link_keys y ON y.kind = s.kind AND y.value = s.value AND y.dot <> x.dot
-  WHERE s.n <= ${kindCase('s.kind', (k) => String(LINK_CAPS[k.kind]))}`,
-  `INSERT INTO company_links SELECT a, b, sum(DISTINCT bit) FROM ${work}.link_pairs GROUP BY a, b`,
-  `DROP TABLE ${work}.link_pairs`,
-  `DROP TABLE ${work}.link_shared`,
-  `DROP TABLE ${work}.link_keys`,
-]
+/** Every linked pair, once per kind they share (company_links sums them up: PAIRS_SQL). */
+const pairsDdl = (schema: string) =>
+  `CREATE TABLE ${schema}.link_pairs (a INTEGER NOT NULL, b INTEGER NOT NULL, bit INTEGER NOT NULL);`
+
+function columnSql(kind: string, column: string, bit: number): string {
+  // the index comes first: the GROUP BY and the pair join then walk it instead of sorting
+  return `
+CREATE INDEX companies_${kind} ON companies (${column}) WHERE ${column} IS NOT NULL;
+INSERT INTO link_values SELECT '${kind}', ${column}, count(*) FROM companies
+  WHERE ${column} IS NOT NULL GROUP BY ${column} HAVING count(*) > 1;
+INSERT INTO link_pairs SELECT x.dot_number, y.dot_number, ${bit} FROM link_values v
+  CROSS JOIN companies x ON x.${column} = v.value
+  CROSS JOIN companies y ON y.${column} = v.value AND y.dot_number <> x.dot_number
+  WHERE v.kind = '${kind}' AND v.companies <= ${LINK_CAPS[kind as keyof typeof LINK_CAPS]};`
+}
 
 /**
- * The contact indexes of `companies` the reads need (the contact check finds companies by phone
- * and e-mail: census/read.ts), built by the build thread while the link tables and the search
- * tiers are made elsewhere (search-build.ts).
+ * The officers' shared values and pairs from `<source>.companies`, into `link_values` and
+ * `link_pairs` of `work` (the census build file's main and temp schemas, or a part file's main).
+ * A company's officer 2 is left out when it has officer 1's key: (key, dot) is unique, and
+ * count(*) counts companies (count(DISTINCT dot) built a temporary b-tree for every key). One
+ * statement each, so a part sees a stop between them.
  */
-export function buildContactIndexes(ctx: BuildContext): void {
-  ctx.timed('links.contacts', () => {
-    for (const column of ['phone', 'email'])
-      ctx.db.exec(
-        `CREATE INDEX companies_${column} ON companies (${column}) WHERE ${column} IS NOT NULL`,
-      )
+const officerSql = (source: string, values: string, work: string): string[] => [
+  `CREATE TABLE ${work}.officer_keys (key TEXT NOT NULL, name TEXT NOT NULL, dot INTEGER NOT NULL)`,
+  `INSERT INTO ${work}.officer_keys SELECT officer_1_key, upper(officer_1), dot_number
+  FROM ${source}.companies WHERE officer_1_key IS NOT NULL`,
+  `INSERT INTO ${work}.officer_keys SELECT officer_2_key, upper(officer_2), dot_number
+  FROM ${source}.companies
+  WHERE officer_2_key IS NOT NULL AND officer_2_key IS NOT coalesce(officer_1_key, '')`,
+  `CREATE INDEX ${work}.officer_keys_key ON officer_keys (key, dot)`,
+  `INSERT INTO ${values}.link_values SELECT 'officer', key, count(*) FROM ${work}.officer_keys
+  GROUP BY key HAVING count(*) > 1`,
+  `INSERT INTO ${work}.link_pairs SELECT x.dot, y.dot,
+  CASE WHEN x.name = y.name AND substr(v.value, 1, 1) <> '${COMMON_NAME_MARK}' THEN ${LINK_BITS.officer}
+  ELSE ${LINK_BITS.officerKey} END
+  FROM ${values}.link_values v
+  CROSS JOIN ${work}.officer_keys x ON x.key = v.value
+  CROSS JOIN ${work}.officer_keys y ON y.key = v.value AND y.dot <> x.dot
+  WHERE v.kind = 'officer' AND v.companies <= ${LINK_CAPS.officer}`,
+  `DROP TABLE ${work}.officer_keys`,
+]
+
+// every bit is a power of two: the sum of the distinct bits of a pair is their union. A pair
+// that shares only an officer key is kept: a shared VIN (known at query time) can complete it
+const PAIRS_SQL = `
+INSERT INTO company_links SELECT a, b, sum(DISTINCT bit) FROM link_pairs GROUP BY a, b;
+DROP TABLE link_pairs;`
+
+/**
+ * The contact indexes only the build reads (the pair joins above): dropped, their pages go back
+ * to the file's free list, where the search tiers copied in next land (search-build.ts). The
+ * phone and e-mail indexes stay: the contact check finds companies by them (census/read.ts).
+ */
+const BUILD_ONLY_INDEXES = ['companies_fax', 'companies_address'] as const
+
+/**
+ * The contacts' part of the link index over the loaded `companies` table, in the building thread:
+ * the contact indexes, their shared values into `link_values` and their pairs into the temporary
+ * `link_pairs`. The officers' part is made elsewhere meanwhile (a part thread, buildOfficerPart,
+ * or `finishLinkIndex` for a small census), and `finishLinkIndex` makes `company_links`.
+ */
+export function buildContactLinks(db: Sqlite, timed: BuildContext['timed']): void {
+  db.exec(LINK_TABLES_DDL + pairsDdl('temp'))
+  timed('links.contacts', () => {
+    for (const [kind, column] of COLUMN_KINDS) db.exec(columnSql(kind, column, LINK_BITS[kind]))
+    for (const index of BUILD_ONLY_INDEXES) db.exec(`DROP INDEX ${index}`)
   })
 }
 
-/** Builds `link_values` and `company_links` over the loaded `companies` table, in this thread. */
-export function buildLinkTables(db: Sqlite): void {
-  db.exec(LINK_TABLES_DDL)
-  for (const sql of linkTablesSql('main', 'temp')) db.exec(sql)
-}
-
-/** A link part's task (ingest/parts.ts runs it: search-build.ts starts it). */
-export interface LinkPartTask {
-  links: true
+/** An officer part's task (ingest/parts.ts runs it: search-build.ts starts it). */
+export interface OfficerPartTask {
+  officers: true
 }
 
 /**
- * Builds the link tables into a part file of their own (`db`), reading the census build file
- * attached as `src`, in a worker thread beside the search tiers' (search-build.ts). A stop is
- * seen between statements (each is pure SQL, with no JS call to check the flag in).
+ * Builds the officers' shared values and pairs into a part file of their own (`db`), reading the
+ * census build file attached as `src`, in a worker thread beside the search tiers'
+ * (search-build.ts). A stop is seen between statements (each is SQL alone, with no JS call
+ * to check the flag in).
  */
-export function buildLinkPart(job: PartJob<LinkPartTask>, db: Sqlite, stop: Int32Array): void {
+export function buildOfficerPart(
+  job: PartJob<OfficerPartTask>,
+  db: Sqlite,
+  stop: Int32Array,
+): void {
   db.prepare('ATTACH DATABASE ? AS src').run(job.source)
-  db.exec(LINK_TABLES_DDL)
-  for (const sql of linkTablesSql('src', 'main')) {
+  db.exec(LINK_TABLES_DDL + pairsDdl('main'))
+  for (const sql of officerSql('src', 'main', 'main')) {
     throwIfStopped(stop)
     db.exec(sql)
   }
   db.exec('DETACH DATABASE src')
 }
 
-/** Copies the link tables of a part file (buildLinkPart) into the census build file. */
-export function copyLinkPart(db: Sqlite, path: string): void {
-  db.prepare('ATTACH DATABASE ? AS links').run(path)
-  try {
-    db.transaction(() => {
-      db.exec(LINK_TABLES_DDL)
-      for (const t of ['link_values', 'company_links'])
-        db.exec(`INSERT INTO main.${t} SELECT * FROM links.${t}`)
-    })()
-  } finally {
-    db.exec('DETACH DATABASE links')
+/**
+ * Ends the link index in the building thread: the officers' values and pairs, copied from their
+ * part file (`officers`) or made here, then `company_links` from every pair.
+ */
+export function finishLinkIndex(db: Sqlite, officers: string | null): void {
+  if (officers === null) for (const sql of officerSql('main', 'main', 'temp')) db.exec(sql)
+  else {
+    db.prepare('ATTACH DATABASE ? AS officers').run(officers)
+    try {
+      db.exec(`INSERT INTO main.link_values SELECT * FROM officers.link_values;
+INSERT INTO temp.link_pairs SELECT * FROM officers.link_pairs;`)
+    } finally {
+      db.exec('DETACH DATABASE officers')
+    }
   }
+  db.exec(PAIRS_SQL)
 }
 
 /** Notes the link index's pairs and suppressed values (the bench prints them). */

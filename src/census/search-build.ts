@@ -1,17 +1,18 @@
 /**
- * The census build's name-search index, built beside the build's other indexes. A large census'
- * tiers and its contact indexes are each one thread's work, and one after the other they leave a
- * core idle: the tiers are instead built by two worker threads (search-build-worker.ts), each into its
- * own file, while the build thread makes the contact indexes; the tiers are then copied into the
- * build file (copySearchParts). A small census builds them in the calling thread, after the
- * contacts: a worker's start costs more than the work.
+ * The census build's name-search index and the officers' part of its link index, built beside
+ * the build's contact indexes and links. A large census' tiers, its officer links and its contact
+ * links are each one thread's work, and one after the other they leave a core idle: the tiers are
+ * instead built by two worker threads and the officer links by a third (parts-worker.ts), each
+ * into its own file, while the build thread makes the contact indexes and links; the parts are
+ * then copied into the build file (copySearchParts, finishLinkIndex). A small census builds them
+ * in the calling thread, after the contacts: a worker's start costs more than the work.
  *
  * The threads, their files and the build file's journal meanwhile: ingest/parts.ts.
  */
 import type { Sqlite } from '../db/open.ts'
 import { startParts } from '../ingest/parts.ts'
 import { siblingModule } from '../ingest/worker-module.ts'
-import { buildLinkTables, copyLinkPart, type LinkPartTask } from './links-build.ts'
+import { finishLinkIndex, type OfficerPartTask } from './links-build.ts'
 import {
   buildSearchIndex,
   copySearchParts,
@@ -51,8 +52,9 @@ export interface SearchBuildOptions {
   /** build in parts even for a small census (tests) */
   parts?: boolean
   /**
-   * the link index's tables too (links-build.ts), in a part of their own beside the tiers', or
-   * in `finish` for a small census
+   * the officers' part of the link index too, in a part of its own beside the tiers' (or in
+   * `finish` for a small census), and `finish` ends the link index (links-build.ts
+   * finishLinkIndex): the caller has made its contacts' part meanwhile
    */
   links?: boolean
 }
@@ -71,8 +73,8 @@ export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Pr
         const t1 = performance.now()
         opts.phase('fts', (t1 - t0) / 1000)
         if (opts.links) {
-          buildLinkTables(db)
-          opts.phase('links', (performance.now() - t1) / 1000)
+          finishLinkIndex(db, null)
+          opts.phase('links.officers', (performance.now() - t1) / 1000)
         }
       },
       abort: async () => {},
@@ -85,9 +87,8 @@ export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Pr
     opts.phase('fts.words', (performance.now() - t0) / 1000)
   }
   const search: SearchPartTask[] = SEARCH_PARTS.map((tiers) => ({ tiers, words }))
-  // the link part first: its one sort is the longest single piece of work
-  const tasks: (SearchPartTask | LinkPartTask)[] = opts.links
-    ? [{ links: true }, ...search]
+  const tasks: (SearchPartTask | OfficerPartTask)[] = opts.links
+    ? [{ officers: true }, ...search]
     : search
   const parts = await startParts(db, {
     path: opts.path,
@@ -96,7 +97,7 @@ export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Pr
     phases: 'fts',
     entry: ENTRY,
     tasks,
-    taskPhases: (task) => ('links' in task ? 'links' : 'fts'),
+    taskPhases: (task) => ('officers' in task ? 'links.officers' : 'fts'),
     signal: opts.signal,
     phase: (name, seconds) => opts.phase(name, seconds),
   })
@@ -109,7 +110,7 @@ export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Pr
           searchPaths.map((path, i) => ({ path, tiers: SEARCH_PARTS[i] ?? [] })),
           words,
         )
-        if (opts.links) copyLinkPart(db, paths[0] as string)
+        if (opts.links) finishLinkIndex(db, paths[0] as string)
       })
       opts.phase('fts', (performance.now() - t0) / 1000)
     },
