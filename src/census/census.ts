@@ -116,7 +116,7 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
     links: true,
   })
   try {
-    buildContactLinks(ctx.db, ctx.timed)
+    buildContactLinks(ctx.db, (name, fn) => ctx.timed(name, fn))
   } catch (err) {
     await search.abort()
     throw err
