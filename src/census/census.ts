@@ -9,7 +9,7 @@ import { PairWordSample } from './search-index.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 import { CENSUS_COLUMNS } from './columns.ts'
 import { COMPANY_COLUMNS, CENSUS_ROW_MODULE, type CensusInsert } from './row.ts'
-import { buildContactLinks, noteLinks } from './links-build.ts'
+import { buildLinkIndex } from './links-build.ts'
 
 export const CENSUS_FILE_ID = 'az4n-8mr2'
 
@@ -105,24 +105,21 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
   // for them keeps the build's resident memory down (the inserts wanted the big one)
   ctx.db.pragma('cache_size = -16384')
   ctx.db.pragma('shrink_memory')
-  // the search tiers and the officer links build in other threads meanwhile (at scale), while
-  // this one makes the contact indexes and links: search-build.ts
+  // the search tiers build in other threads meanwhile (at scale): search-build.ts
   const search = await startSearchBuild(ctx.db, {
     path: ctx.path,
     companies: n,
     words: ctx.timed('fts.words', () => sample.words(ctx.db)),
     signal: ctx.signal,
     phase: (name, seconds) => ctx.phase(name, seconds),
-    links: true,
   })
   try {
-    buildContactLinks(ctx.db, (name, fn) => ctx.timed(name, fn))
+    buildLinkIndex(ctx)
   } catch (err) {
     await search.abort()
     throw err
   }
   await search.finish()
-  noteLinks(ctx)
 }
 
 export const censusDataset: DatasetSpec = {

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, test } from 'vitest'
@@ -7,9 +7,7 @@ import { openSqlite, type Sqlite } from '../db/open.ts'
 import { carrierRow, writeCensus } from '../testing/census-fixture.ts'
 import { CENSUS_FILE_ID, censusDataset } from './census.ts'
 import { COMMON_NAME_MARK } from './link-keys.ts'
-import { buildContactLinks, LINK_BITS, LINK_CAPS } from './links-build.ts'
-import { startSearchBuild } from './search-build.ts'
-import { TIERS } from './search-index.ts'
+import { LINK_BITS, LINK_CAPS } from './links-build.ts'
 
 const COMPANIES = 1_200
 const OFFICERS = ['JOHN A SMITH', 'Smith, John', 'MARIA OKAFOR', 'OKAFOR, MARIA', 'Li Wei Zhang']
@@ -40,7 +38,6 @@ beforeAll(async () => {
   const csv = join(dir, 'census.csv')
   writeCensus(csv, rows())
   serial = join(dir, 'serial.db')
-  // below SEARCH_PARTS_MIN_COMPANIES: the link tables are built in the building thread
   await buildDatasetFile(censusDataset, new Map([[CENSUS_FILE_ID, csv]]), serial, {
     asOf: '2026-11-20',
     today: '2026-11-20',
@@ -148,41 +145,5 @@ describe('the link index of the census build', () => {
     } finally {
       db.close()
     }
-  })
-
-  test('built in a part (another thread), then copied in, gives the same tables', async () => {
-    const path = join(dir, 'parts.db')
-    copyFileSync(serial, path)
-    const db = openSqlite(path, 'readwrite')
-    try {
-      db.pragma('journal_mode = MEMORY')
-      db.pragma('locking_mode = EXCLUSIVE')
-      for (const t of TIERS) db.exec(`DROP TABLE ${t.table}`)
-      for (const t of ['search_terms', 'search_prefixes', 'search_pair_words', 'search_tag_kinds'])
-        db.exec(`DROP TABLE ${t}`)
-      for (const t of ['link_values', 'company_links']) db.exec(`DROP TABLE ${t}`)
-      for (const i of ['companies_phone', 'companies_email']) db.exec(`DROP INDEX ${i}`)
-      const seen: string[] = []
-      const build = await startSearchBuild(db, {
-        path,
-        companies: COMPANIES,
-        signal: AbortSignal.timeout(60_000),
-        phase: (name) => seen.push(name),
-        parts: true,
-        links: true,
-      })
-      buildContactLinks(db, (name, fn) => {
-        seen.push(name)
-        return fn()
-      })
-      await build.finish()
-      expect(seen).toEqual(
-        expect.arrayContaining(['links.contacts', 'links.officers.parts', 'fts.parts', 'fts.copy']),
-      )
-      expect(linkTables(db)).toEqual(linkTables(openSqlite(serial, 'readonly')))
-    } finally {
-      db.close()
-    }
-    expect(readdirSync(dir).filter((f) => f.startsWith('parts.db-'))).toEqual([])
   })
 })

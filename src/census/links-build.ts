@@ -6,10 +6,7 @@
  * (LINK_BITS). VINs are not here: they come from the equipment dataset at query time
  * (identity/links.ts).
  */
-import type { Sqlite } from '../db/open.ts'
-import { throwIfStopped, type PartJob } from '../ingest/parts.ts'
 import type { BuildContext } from '../ingest/types.ts'
-import { COMMON_NAME_MARK } from './link-keys.ts'
 
 /** The kinds of `company_links.shared`, one bit each. */
 export const LINK_BITS = {
@@ -43,16 +40,14 @@ const COLUMN_KINDS = [
   ['address', 'address_key'],
 ] as const
 
-/** The tables the build file keeps. */
-const LINK_TABLES_DDL = `
+const DDL = `
 CREATE TABLE link_values (kind TEXT NOT NULL, value TEXT NOT NULL, companies INTEGER NOT NULL,
   PRIMARY KEY (kind, value)) STRICT, WITHOUT ROWID;
 CREATE TABLE company_links (dot_number INTEGER NOT NULL, other INTEGER NOT NULL,
-  shared INTEGER NOT NULL, PRIMARY KEY (dot_number, other)) STRICT, WITHOUT ROWID;`
-
-/** Every linked pair, once per kind they share (company_links sums them up: PAIRS_SQL). */
-const pairsDdl = (schema: string) =>
-  `CREATE TABLE ${schema}.link_pairs (a INTEGER NOT NULL, b INTEGER NOT NULL, bit INTEGER NOT NULL);`
+  shared INTEGER NOT NULL, PRIMARY KEY (dot_number, other)) STRICT, WITHOUT ROWID;
+CREATE TEMP TABLE link_pairs (a INTEGER NOT NULL, b INTEGER NOT NULL, bit INTEGER NOT NULL);
+CREATE TEMP TABLE officer_keys (key TEXT NOT NULL, name TEXT NOT NULL, dot INTEGER NOT NULL);
+`
 
 function columnSql(kind: string, column: string, bit: number): string {
   // the index comes first: the GROUP BY and the pair join then walk it instead of sorting
@@ -66,38 +61,30 @@ INSERT INTO link_pairs SELECT x.dot_number, y.dot_number, ${bit} FROM link_value
   WHERE v.kind = '${kind}' AND v.companies <= ${LINK_CAPS[kind as keyof typeof LINK_CAPS]};`
 }
 
-/**
- * The officers' shared values and pairs from `<source>.companies`, into `link_values` and
- * `link_pairs` of `work` (the census build file's main and temp schemas, or a part file's main).
- * A company's officer 2 is left out when it has officer 1's key: (key, dot) is unique, and
- * count(*) counts companies (count(DISTINCT dot) built a temporary b-tree for every key). One
- * statement each, so a part sees a stop between them.
- */
-const officerSql = (source: string, values: string, work: string): string[] => [
-  `CREATE TABLE ${work}.officer_keys (key TEXT NOT NULL, name TEXT NOT NULL, dot INTEGER NOT NULL)`,
-  `INSERT INTO ${work}.officer_keys SELECT officer_1_key, upper(officer_1), dot_number
-  FROM ${source}.companies WHERE officer_1_key IS NOT NULL`,
-  `INSERT INTO ${work}.officer_keys SELECT officer_2_key, upper(officer_2), dot_number
-  FROM ${source}.companies
-  WHERE officer_2_key IS NOT NULL AND officer_2_key IS NOT coalesce(officer_1_key, '')`,
-  `CREATE INDEX ${work}.officer_keys_key ON officer_keys (key, dot)`,
-  `INSERT INTO ${values}.link_values SELECT 'officer', key, count(*) FROM ${work}.officer_keys
-  GROUP BY key HAVING count(*) > 1`,
-  `INSERT INTO ${work}.link_pairs SELECT x.dot, y.dot,
-  CASE WHEN x.name = y.name AND substr(v.value, 1, 1) <> '${COMMON_NAME_MARK}' THEN ${LINK_BITS.officer}
+// a company's officer 2 is left out when it has officer 1's key: (key, dot) is unique, and
+// count(*) counts companies (count(DISTINCT dot) built a temporary b-tree for every key)
+const OFFICER_SQL = `
+INSERT INTO officer_keys SELECT officer_1_key, upper(officer_1), dot_number FROM companies
+  WHERE officer_1_key IS NOT NULL;
+INSERT INTO officer_keys SELECT officer_2_key, upper(officer_2), dot_number FROM companies
+  WHERE officer_2_key IS NOT NULL AND officer_2_key IS NOT coalesce(officer_1_key, '');
+CREATE INDEX temp.officer_keys_key ON officer_keys (key, dot);
+INSERT INTO link_values SELECT 'officer', key, count(*) FROM officer_keys
+  GROUP BY key HAVING count(*) > 1;
+INSERT INTO link_pairs SELECT x.dot, y.dot,
+  CASE WHEN x.name = y.name AND substr(v.value, 1, 1) <> '*' THEN ${LINK_BITS.officer}
   ELSE ${LINK_BITS.officerKey} END
-  FROM ${values}.link_values v
-  CROSS JOIN ${work}.officer_keys x ON x.key = v.value
-  CROSS JOIN ${work}.officer_keys y ON y.key = v.value AND y.dot <> x.dot
-  WHERE v.kind = 'officer' AND v.companies <= ${LINK_CAPS.officer}`,
-  `DROP TABLE ${work}.officer_keys`,
-]
+  FROM link_values v
+  CROSS JOIN officer_keys x ON x.key = v.value
+  CROSS JOIN officer_keys y ON y.key = v.value AND y.dot <> x.dot
+  WHERE v.kind = 'officer' AND v.companies <= ${LINK_CAPS.officer};`
 
 // every bit is a power of two: the sum of the distinct bits of a pair is their union. A pair
 // that shares only an officer key is kept: a shared VIN (known at query time) can complete it
 const PAIRS_SQL = `
 INSERT INTO company_links SELECT a, b, sum(DISTINCT bit) FROM link_pairs GROUP BY a, b;
-DROP TABLE link_pairs;`
+DROP TABLE link_pairs;
+DROP TABLE officer_keys;`
 
 /**
  * The contact indexes only the build reads (the pair joins above): dropped, their pages go back
@@ -106,65 +93,17 @@ DROP TABLE link_pairs;`
  */
 const BUILD_ONLY_INDEXES = ['companies_fax', 'companies_address'] as const
 
-/**
- * The contacts' part of the link index over the loaded `companies` table, in the building thread:
- * the contact indexes, their shared values into `link_values` and their pairs into the temporary
- * `link_pairs`. The officers' part is made elsewhere meanwhile (a part thread, buildOfficerPart,
- * or `finishLinkIndex` for a small census), and `finishLinkIndex` makes `company_links`.
- */
-export function buildContactLinks(db: Sqlite, timed: BuildContext['timed']): void {
-  db.exec(LINK_TABLES_DDL + pairsDdl('temp'))
-  timed('links.contacts', () => {
-    for (const [kind, column] of COLUMN_KINDS) db.exec(columnSql(kind, column, LINK_BITS[kind]))
-    for (const index of BUILD_ONLY_INDEXES) db.exec(`DROP INDEX ${index}`)
+/** Builds `link_values` and `company_links` over the loaded `companies` table. */
+export function buildLinkIndex(ctx: BuildContext): void {
+  ctx.db.exec(DDL)
+  ctx.timed('links.contacts', () => {
+    for (const [kind, column] of COLUMN_KINDS) ctx.db.exec(columnSql(kind, column, LINK_BITS[kind]))
   })
-}
-
-/** An officer part's task (ingest/parts.ts runs it: search-build.ts starts it). */
-export interface OfficerPartTask {
-  officers: true
-}
-
-/**
- * Builds the officers' shared values and pairs into a part file of their own (`db`), reading the
- * census build file attached as `src`, in a worker thread beside the search tiers'
- * (search-build.ts). A stop is seen between statements (each is SQL alone, with no JS call
- * to check the flag in).
- */
-export function buildOfficerPart(
-  job: PartJob<OfficerPartTask>,
-  db: Sqlite,
-  stop: Int32Array,
-): void {
-  db.prepare('ATTACH DATABASE ? AS src').run(job.source)
-  db.exec(LINK_TABLES_DDL + pairsDdl('main'))
-  for (const sql of officerSql('src', 'main', 'main')) {
-    throwIfStopped(stop)
-    db.exec(sql)
-  }
-  db.exec('DETACH DATABASE src')
-}
-
-/**
- * Ends the link index in the building thread: the officers' values and pairs, copied from their
- * part file (`officers`) or made here, then `company_links` from every pair.
- */
-export function finishLinkIndex(db: Sqlite, officers: string | null): void {
-  if (officers === null) for (const sql of officerSql('main', 'main', 'temp')) db.exec(sql)
-  else {
-    db.prepare('ATTACH DATABASE ? AS officers').run(officers)
-    try {
-      db.exec(`INSERT INTO main.link_values SELECT * FROM officers.link_values;
-INSERT INTO temp.link_pairs SELECT * FROM officers.link_pairs;`)
-    } finally {
-      db.exec('DETACH DATABASE officers')
-    }
-  }
-  db.exec(PAIRS_SQL)
-}
-
-/** Notes the link index's pairs and suppressed values (the bench prints them). */
-export function noteLinks(ctx: BuildContext): void {
+  ctx.timed('links.officers', () => ctx.db.exec(OFFICER_SQL))
+  ctx.timed('links.pairs', () => {
+    ctx.db.exec(PAIRS_SQL)
+    for (const index of BUILD_ONLY_INDEXES) ctx.db.exec(`DROP INDEX ${index}`)
+  })
   const { n } = ctx.db.prepare('SELECT count(*) AS n FROM company_links').get() as { n: number }
   ctx.note('links.pairs', n)
   const over = ctx.db

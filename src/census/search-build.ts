@@ -1,18 +1,16 @@
 /**
- * The census build's name-search index and the officers' part of its link index, built beside
- * the build's contact indexes and links. A large census' tiers, its officer links and its contact
- * links are each one thread's work, and one after the other they leave a core idle: the tiers are
- * instead built by two worker threads and the officer links by a third (parts-worker.ts), each
- * into its own file, while the build thread makes the contact indexes and links; the parts are
- * then copied into the build file (copySearchParts, finishLinkIndex). A small census builds them
- * in the calling thread, after the contacts: a worker's start costs more than the work.
+ * The census build's name-search index, built beside the build's other indexes. A large census'
+ * tiers and its contact indexes are each one thread's work, and one after the other they leave a
+ * core idle: the tiers are instead built by two worker threads (search-build-worker.ts), each into its
+ * own file, while the build thread makes the contact indexes; the tiers are then copied into the
+ * build file (copySearchParts). A small census builds them in the calling thread, after the
+ * contacts: a worker's start costs more than the work.
  *
  * The threads, their files and the build file's journal meanwhile: ingest/parts.ts.
  */
 import type { Sqlite } from '../db/open.ts'
 import { startParts } from '../ingest/parts.ts'
 import { siblingModule } from '../ingest/worker-module.ts'
-import { finishLinkIndex, type OfficerPartTask } from './links-build.ts'
 import {
   buildSearchIndex,
   copySearchParts,
@@ -22,7 +20,7 @@ import {
   type Tier,
 } from './search-index.ts'
 
-const ENTRY = siblingModule('./parts-worker', import.meta.url)
+const ENTRY = siblingModule('./search-build-worker', import.meta.url)
 
 /** Below this many companies the tiers are built in the calling thread. */
 export const SEARCH_PARTS_MIN_COMPANIES = 100_000
@@ -51,12 +49,6 @@ export interface SearchBuildOptions {
   words?: string[]
   /** build in parts even for a small census (tests) */
   parts?: boolean
-  /**
-   * the officers' part of the link index too, in a part of its own beside the tiers' (or in
-   * `finish` for a small census), and `finish` ends the link index (links-build.ts
-   * finishLinkIndex): the caller has made its contacts' part meanwhile
-   */
-  links?: boolean
 }
 
 /**
@@ -70,12 +62,7 @@ export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Pr
       finish: async () => {
         const t0 = performance.now()
         buildSearchIndex(db, opts.words)
-        const t1 = performance.now()
-        opts.phase('fts', (t1 - t0) / 1000)
-        if (opts.links) {
-          finishLinkIndex(db, null)
-          opts.phase('links.officers', (performance.now() - t1) / 1000)
-        }
+        opts.phase('fts', (performance.now() - t0) / 1000)
       },
       abort: async () => {},
     }
@@ -86,10 +73,7 @@ export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Pr
     words = pairWords(db)
     opts.phase('fts.words', (performance.now() - t0) / 1000)
   }
-  const search: SearchPartTask[] = SEARCH_PARTS.map((tiers) => ({ tiers, words }))
-  const tasks: (SearchPartTask | OfficerPartTask)[] = opts.links
-    ? [{ officers: true }, ...search]
-    : search
+  const tasks: SearchPartTask[] = SEARCH_PARTS.map((tiers) => ({ tiers, words }))
   const parts = await startParts(db, {
     path: opts.path,
     files: 'search',
@@ -97,25 +81,18 @@ export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Pr
     phases: 'fts',
     entry: ENTRY,
     tasks,
-    taskPhases: (task) => ('officers' in task ? 'links.officers' : 'fts'),
     signal: opts.signal,
     phase: (name, seconds) => opts.phase(name, seconds),
   })
   return {
     async finish() {
-      await parts.finish((paths) => {
-        const searchPaths = opts.links ? paths.slice(1) : paths
+      await parts.finish((paths) =>
         copySearchParts(
           db,
-          searchPaths.map((path, i) => ({ path, tiers: SEARCH_PARTS[i] ?? [] })),
+          paths.map((path, i) => ({ path, tiers: SEARCH_PARTS[i] ?? [] })),
           words,
-        )
-        if (!opts.links) return
-        // within fts.copy: the officers' part copied in, then company_links from every pair
-        const t1 = performance.now()
-        finishLinkIndex(db, paths[0] as string)
-        opts.phase('links.pairs', (performance.now() - t1) / 1000)
-      })
+        ),
+      )
       opts.phase('fts', (performance.now() - t0) / 1000)
     },
     abort: () => parts.abort(),

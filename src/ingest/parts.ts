@@ -47,8 +47,6 @@ export interface PartsOptions<T> {
   label: string
   /** the phases' prefix: `<phases>.parts`, `.parts.cpu`, `.wait`, `.copy` */
   phases: string
-  /** a task's own prefix for its `.parts` and `.parts.cpu` (default `phases`) */
-  taskPhases?: (task: T) => string
   /** the part threads' module (siblingModule), which calls runPart */
   entry: string
   /** one part per task */
@@ -96,9 +94,8 @@ export async function startParts<T>(db: Sqlite, opts: PartsOptions<T>): Promise<
     return new Promise<void>((resolve, reject) => {
       worker.on('message', (m: PartMessage) => {
         if (m.kind === 'error') return reject(new Error(`${opts.label} part: ${m.message}`))
-        const prefix = opts.taskPhases?.(task) ?? opts.phases
-        opts.phase(`${prefix}.parts`, m.seconds)
-        if (m.cpu !== null) opts.phase(`${prefix}.parts.cpu`, m.cpu)
+        opts.phase(`${opts.phases}.parts`, m.seconds)
+        if (m.cpu !== null) opts.phase(`${opts.phases}.parts.cpu`, m.cpu)
         resolve()
       })
       worker.on('error', reject)
