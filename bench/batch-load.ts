@@ -12,15 +12,11 @@
  */
 import { once } from 'node:events'
 import { readFileSync } from 'node:fs'
-import { resolve } from 'node:path'
 import Database from 'better-sqlite3'
-import { activeFile, fmt, load, rssMb, rssNowMb, startApi } from './harness.ts'
-import { args, duration, jitWarmup, log } from './options.ts'
+import { dataDirWith, fmt, load, rssMb, rssNowMb, startApi } from './harness.ts'
+import { duration, jitWarmup, log } from './options.ts'
 
-const dataDir = args['data-dir']
-if (!dataDir) throw new Error('--data-dir DIR is required')
-const censusFile = activeFile(resolve(dataDir), 'census')
-if (!censusFile) throw new Error(`no active census in ${dataDir}`)
+const { dataDir, file: censusFile } = dataDirWith('census')
 const db = new Database(censusFile, { readonly: true })
 const range = db
   .prepare('SELECT min(dot_number) AS lo, max(dot_number) AS hi FROM companies')
@@ -95,7 +91,7 @@ async function memoryDetail(pid: number, url: string): Promise<string> {
   return `main heap ${metric('nodejs_heap_size_used_bytes')}/${metric('nodejs_heap_size_total_bytes')} MB (new space ${space('new')}, old ${space('old')}, large objects ${space('large_object')}), external ${metric('nodejs_external_memory_bytes')} MB; RSS anon ${kb('Anonymous')} MB, file ${kb('Rss') - kb('Anonymous')} MB`
 }
 
-const api = await startApi(resolve(dataDir))
+const api = await startApi(dataDir)
 const pid = api.server.pid ?? 0
 const memory = watchMemory(pid, api.url)
 const mem = () => {

@@ -8,17 +8,14 @@
  */
 import { once } from 'node:events'
 import { resolve } from 'node:path'
-import { activeFile, equipmentFacts, equipmentLoad, startApi } from './harness.ts'
+import { dataDirWith, equipmentFacts, equipmentLoad, startApi } from './harness.ts'
 import { args, log } from './options.ts'
 
-const dataDir = args['data-dir']
-if (!dataDir) throw new Error('--data-dir DIR is required')
-const file = activeFile(resolve(dataDir), 'equipment')
-if (!file) throw new Error(`no active equipment dataset in ${dataDir}`)
+const { dataDir, file: file } = dataDirWith('equipment')
 const facts = equipmentFacts(file, 200_000)
 const profile = args['cpu-prof']
 const api = await startApi(
-  resolve(dataDir),
+  dataDir,
   {},
   profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profile)}`] : [],
 )

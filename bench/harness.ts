@@ -2,13 +2,13 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process'
 import { createReadStream, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { createServer } from 'node:net'
-import { isAbsolute, join } from 'node:path'
+import { isAbsolute, join, resolve } from 'node:path'
 import autocannon from 'autocannon'
 import Database from 'better-sqlite3'
 import { writeScaleDataset } from '../tools/generate/dataset.ts'
 import { FILE_IDS, FILE_KEYS } from '../tools/generate/columns.ts'
 
-import { censusRows, connections, duration, FIRST_DOT, jitWarmup, log } from './options.ts'
+import { args, censusRows, connections, duration, FIRST_DOT, jitWarmup, log } from './options.ts'
 
 export async function freePort(): Promise<number> {
   return new Promise((r) => {
@@ -394,4 +394,14 @@ export async function equipmentLoad(
   log(
     `${label} GET /v1/equipment/{vin}, random VINs (${fmt(vins.length)} drawn, ${connections} connections): ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors} (${r.codes}), server CPU ${r.cpuUs} µs/request (main thread ${r.mainUs})${memOf(api.server.pid)}`,
   )
+}
+
+/** A single-endpoint bench's `--data-dir` (absolute) and the path of its active `dataset` file. */
+export function dataDirWith(dataset: string): { dataDir: string; file: string } {
+  const given = args['data-dir']
+  if (!given) throw new Error('--data-dir DIR is required')
+  const dataDir = resolve(given)
+  const file = activeFile(dataDir, dataset)
+  if (!file) throw new Error(`no active ${dataset} dataset in ${given}`)
+  return { dataDir, file }
 }

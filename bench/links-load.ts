@@ -6,15 +6,11 @@
  * `npx tsx bench/links-load.ts --data-dir DIR [--duration 10] [--connections 32]`
  */
 import { once } from 'node:events'
-import { resolve } from 'node:path'
 import Database from 'better-sqlite3'
-import { activeFile, fmt, load, memOf, startApi } from './harness.ts'
-import { args, connections, jitWarmup, log } from './options.ts'
+import { dataDirWith, fmt, load, memOf, startApi } from './harness.ts'
+import { connections, jitWarmup, log } from './options.ts'
 
-const dataDir = args['data-dir']
-if (!dataDir) throw new Error('--data-dir DIR is required')
-const census = activeFile(resolve(dataDir), 'census')
-if (!census) throw new Error(`no active census in ${dataDir}`)
+const { dataDir, file: census } = dataDirWith('census')
 const db = new Database(census, { readonly: true })
 const dots = (
   db
@@ -25,7 +21,7 @@ const dots = (
 db.close()
 if (dots.length === 0) throw new Error('the census has no linked company')
 
-const api = await startApi(resolve(dataDir))
+const api = await startApi(dataDir)
 try {
   const paths = () => `/v1/carrier/${dots[Math.floor(Math.random() * dots.length)]}/links`
   await load(api.url, { paths, headers: api.auth }, Math.min(jitWarmup, 10))

@@ -10,13 +10,10 @@ import { once } from 'node:events'
 import { readdirSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import Database from 'better-sqlite3'
-import { activeFile, CLOCK_TICKS, fmt, load, memOf, startApi } from './harness.ts'
+import { dataDirWith, CLOCK_TICKS, fmt, load, memOf, startApi } from './harness.ts'
 import { args, connections, jitWarmup, log } from './options.ts'
 
-const dataDir = args['data-dir']
-if (!dataDir) throw new Error('--data-dir DIR is required')
-const census = activeFile(resolve(dataDir), 'census')
-if (!census) throw new Error(`no active census in ${dataDir}`)
+const { dataDir, file: census } = dataDirWith('census')
 const db = new Database(census, { readonly: true })
 const dots = (
   db.prepare('SELECT dot_number FROM companies ORDER BY random() LIMIT 200000').raw().all() as [
@@ -62,7 +59,7 @@ function threadLine(
 
 const profile = args['cpu-prof']
 const api = await startApi(
-  resolve(dataDir),
+  dataDir,
   {},
   profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profile)}`] : [],
 )
