@@ -51,25 +51,35 @@ export interface Sightings {
 
 export type SightingQuery = { vin: string } | { plate: string; state: string }
 
-/** Windows read, per open dataset version (a version's window never changes). */
-const windows = new WeakMap<ActiveDataset, EquipmentWindow | null>()
-
-/** The dataset's window (equipment_meta), or null for a file without it; read once per version. */
-export function equipmentWindow(ds: ActiveDataset): EquipmentWindow | null {
-  if (windows.has(ds)) return windows.get(ds) ?? null
-  const window = readWindow(ds)
-  windows.set(ds, window)
-  return window
+/** What a file's equipment_meta says that reads use: its window and the cap of `vins_shared`. */
+interface EquipmentMeta {
+  window: EquipmentWindow | null
+  sharedAbove: number | null
 }
 
-function readWindow(ds: ActiveDataset): EquipmentWindow | null {
-  const rows = ds
-    .stmt("SELECT key, value FROM equipment_meta WHERE key IN ('window_start', 'window_end')")
-    .all() as { key: string; value: string }[]
-  const from = rows.find((r) => r.key === 'window_start')?.value
-  const to = rows.find((r) => r.key === 'window_end')?.value
-  return from && to ? { from, to } : null
+/** equipment_meta per open dataset version (a version's meta never changes): read once. */
+const metas = new WeakMap<ActiveDataset, EquipmentMeta>()
+
+function metaOf(ds: ActiveDataset): EquipmentMeta {
+  let meta = metas.get(ds)
+  if (!meta) {
+    const kv = new Map(
+      ds.stmt('SELECT key, value FROM equipment_meta').raw().all() as [string, string][],
+    )
+    const from = kv.get('window_start')
+    const to = kv.get('window_end')
+    const above = kv.get('shared_widely_above')
+    meta = {
+      window: from && to ? { from, to } : null,
+      sharedAbove: above === undefined ? null : Number(above),
+    }
+    metas.set(ds, meta)
+  }
+  return meta
 }
+
+/** The dataset's window (equipment_meta), or null for a file without it. */
+export const equipmentWindow = (ds: ActiveDataset): EquipmentWindow | null => metaOf(ds).window
 
 /**
  * A row of vin_carriers or plate_carriers as `CARRIER_COLUMNS` reads it (raw values: no row
@@ -336,7 +346,7 @@ export function vinLinksOf(ds: ActiveDataset, dot: number, cap: number): Set<num
   if (!hasSchemaObject(ds, 'vin_carriers_by_dot')) return new Set()
   // carrier_equipment counts, per USDOT inspected in the window, its valid VINs seen under 2 to
   // SHARED_WIDELY_ABOVE carriers: with none of them, and that cap, the join finds nothing
-  if (cap === sharedAboveOf(ds) && carrierRow(ds, dot)?.vins_shared === 0) return new Set()
+  if (cap === metaOf(ds).sharedAbove && carrierRow(ds, dot)?.vins_shared === 0) return new Set()
   const others = ds
     .stmt(
       `SELECT b.dot AS other FROM vin_carriers a INDEXED BY vin_carriers_by_dot
@@ -346,22 +356,6 @@ export function vinLinksOf(ds: ActiveDataset, dot: number, cap: number): Set<num
     .pluck()
     .all(dot, cap) as number[]
   return new Set(others)
-}
-
-/** The cap the file's `vins_shared` was counted with (equipment_meta), read once per version. */
-const sharedAbove = new WeakMap<ActiveDataset, number | null>()
-
-function sharedAboveOf(ds: ActiveDataset): number | null {
-  let above = sharedAbove.get(ds)
-  if (above === undefined) {
-    const text = ds
-      .stmt("SELECT value FROM equipment_meta WHERE key = 'shared_widely_above'")
-      .pluck()
-      .get() as string | undefined
-    above = text === undefined ? null : Number(text)
-    sharedAbove.set(ds, above)
-  }
-  return above
 }
 
 /** How many of the company's valid VINs were seen under more than `cap` carriers. */
