@@ -26,9 +26,10 @@ const port = parentPort
 if (!port) throw new Error('record-worker.ts runs in a worker thread')
 const { nationalAverages, cacheKib, censusCacheKib, appDb } = workerData as {
   nationalAverages?: NationalAverages
-  /** page cache (KiB) of each dataset connection but the census's (`censusCacheKib`) */
+  /** page cache (KiB) of each dataset connection but the census's */
   cacheKib: number
-  censusCacheKib?: number
+  /** page cache (KiB) of the census connection */
+  censusCacheKib: number
   /** app.db's path, for the reviews of a whole record (`answer` requests); absent: none asked */
   appDb?: string
 }
@@ -55,7 +56,7 @@ function install(ref: ViewRef): void {
     const key = connectionKey(d.path, d.versionId)
     let open = connections.get(key)
     if (!open) {
-      const kib = d.name === 'census' ? (censusCacheKib ?? cacheKib) : cacheKib
+      const kib = d.name === 'census' ? censusCacheKib : cacheKib
       open = openActive(d.name, d.channel, d.versionId, d.path, d.asOf, d.activatedAt, kib)
       connections.set(key, open)
     }

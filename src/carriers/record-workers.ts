@@ -37,8 +37,8 @@ const ENTRY = siblingModule('./record-worker', import.meta.url)
 const WORKER_CENSUS_CACHE_KIB = 4_096
 /**
  * Page cache of a worker's connection to each other dataset file (KiB): the upper levels of their
- * indexes. Six files at 4 MiB each held about 12 MB more of the server's RSS under random lookups
- * than at 2 MiB, for a few more reads from the OS page cache a record.
+ * indexes, smaller than the census's: six such files per worker add up in the server's RSS, and
+ * a few more of their pages then come from the OS page cache.
  */
 const WORKER_CACHE_KIB = 2_048
 
