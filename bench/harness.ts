@@ -287,7 +287,7 @@ export async function startApi(
   }
   const port = await freePort()
   const server = await startChild(
-    // the young generation bin/carrier-verify (the image's command) gives the server
+    // the semi-space size bin/carrier-verify (the image's command) gives the server
     ['--max-semi-space-size=8', ...nodeArgs, 'dist/main.js', 'serve'],
     {
       DATA_DIR: dataDir,
