@@ -1,4 +1,12 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
@@ -359,6 +367,29 @@ describe('census import', () => {
     expect(r?.status === 'activated' && r.stats.rows).toBe(10)
     const census = liveView().get('census')
     expect(census && findCensusRow(census, 2_000_000)?.legal_name).toBe('RENAMED LLC')
+    // one digest per company, the last row's: a census of the first row alone digests otherwise
+    const digestOf = (db: ActiveDataset['db'] | undefined) =>
+      db?.prepare('SELECT digest FROM identity_digests WHERE dot_number = 2000000').pluck().get()
+    expect(census?.db.prepare('SELECT count(*) FROM identity_digests').pluck().get()).toBe(10)
+    const last = digestOf(census?.db)
+    writeCensus(join(dir, 'az4n-8mr2.csv'), generated(10))
+    await importLive()
+    expect(digestOf(liveView().get('census')?.db)).not.toBe(last)
+  })
+
+  test("the version stores each input file's SHA-256 and size, hashed beside the build", async () => {
+    const file = join(dir, 'az4n-8mr2.csv')
+    writeCensus(file, generated(25))
+    const [r] = await importLive()
+    expect(r?.status).toBe('activated')
+    const files = JSON.parse(activeVersion(ctx.deps.db, 'census', 'live')?.files ?? '{}') as {
+      hashes: Record<string, { file: string; sha256: string; bytes: number }>
+    }
+    expect(files.hashes['az4n-8mr2']).toEqual({
+      file: 'az4n-8mr2.csv',
+      sha256: createHash('sha256').update(readFileSync(file)).digest('hex'),
+      bytes: statSync(file).size,
+    })
   })
 
   test('the pair words are counted from every 16th USDOT as the rows load', async () => {

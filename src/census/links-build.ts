@@ -62,12 +62,15 @@ INSERT INTO link_pairs SELECT x.dot_number, y.dot_number, ${bit} FROM link_value
 }
 
 // a company's officer 2 is left out when it has officer 1's key: (key, dot) is unique, and
-// count(*) counts companies (count(DISTINCT dot) built a temporary b-tree for every key)
+// count(*) counts companies (count(DISTINCT dot) built a temporary b-tree for every key). Both
+// officers come from one scan of companies (the outer loop of the CROSS JOIN), not one each
 const OFFICER_SQL = `
-INSERT INTO officer_keys SELECT officer_1_key, upper(officer_1), dot_number FROM companies
-  WHERE officer_1_key IS NOT NULL;
-INSERT INTO officer_keys SELECT officer_2_key, upper(officer_2), dot_number FROM companies
-  WHERE officer_2_key IS NOT NULL AND officer_2_key IS NOT coalesce(officer_1_key, '');
+INSERT INTO officer_keys
+  SELECT CASE o.n WHEN 1 THEN c.officer_1_key ELSE c.officer_2_key END,
+    upper(CASE o.n WHEN 1 THEN c.officer_1 ELSE c.officer_2 END), c.dot_number
+  FROM companies c CROSS JOIN (SELECT 1 AS n UNION ALL SELECT 2) o
+  WHERE CASE o.n WHEN 1 THEN c.officer_1_key IS NOT NULL
+    ELSE c.officer_2_key IS NOT NULL AND c.officer_2_key IS NOT coalesce(c.officer_1_key, '') END;
 CREATE INDEX temp.officer_keys_key ON officer_keys (key, dot);
 INSERT INTO link_values SELECT 'officer', key, count(*) FROM officer_keys
   GROUP BY key HAVING count(*) > 1;

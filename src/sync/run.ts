@@ -105,6 +105,11 @@ export interface BuildInputs {
   confirmedAt?: number | null
   /** extra checks before activation (per-file shrink guard of a sync); throw to refuse */
   verify?: (stats: BuildStats, previous: VersionRow | null) => void
+  /**
+   * work done beside the build whose result `files` holds (an imported file's SHA-256), awaited
+   * after the build and before activation; its failure fails the run
+   */
+  settle?: () => Promise<void>
 }
 
 /** What the inputs step of a run found: files to build from, or no change. */
@@ -211,6 +216,7 @@ export async function runDataset(
     // the sample is what it is; the shrink guard protects the live mirror only
     verifyBuild(spec, stats, opts.channel === 'live' ? (previous?.rows ?? null) : null)
     got.verify?.(stats, previous)
+    await got.settle?.()
     signal.throwIfAborted()
     if (!lease.renew()) throw new Error('the dataset lease was taken over by another process')
     await activate(deps, spec, opts, {
