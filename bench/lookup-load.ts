@@ -71,7 +71,7 @@ try {
   const r = await load(api.url, { paths, headers: api.auth, cpuOf: api.server })
   const after = threadTicks(pid)
   log(
-    `lookup GET /v1/carrier/{dot}, census USDOTs (${fmt(dots.length)} drawn, ${connections} connections): ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors} (${r.codes}), server CPU ${r.cpuUs} µs/request (main thread ${r.mainUs})${memOf(api.server.pid)}`,
+    `lookup GET /v1/carrier/{dot}, census USDOTs (${fmt(dots.length)} drawn, ${connections} connections): ${fmt(r.rps)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, errors ${r.errors} (${r.codes}), server CPU ${r.cpuUs} µs/request (main thread ${r.mainUs}), load generator ${r.loadUs} µs/request${memOf(api.server.pid)}`,
   )
   log(`  per thread, µs/request user+system: ${threadLine(before, after, r.total)}`)
 } finally {
