@@ -25,11 +25,12 @@ export type BuildOptions = Omit<RunOptions, 'inputs'> & {
 /** Each input's SHA-256 and size, streamed (a census file is gigabytes): what a check cites. */
 async function hashInputs(
   inputs: ReadonlyMap<string, string>,
+  signal: AbortSignal,
 ): Promise<Record<string, { file: string; sha256: string; bytes: number }>> {
   const out: Record<string, { file: string; sha256: string; bytes: number }> = {}
   for (const [id, path] of inputs) {
     const h = createHash('sha256')
-    for await (const chunk of createReadStream(path)) h.update(chunk as Buffer)
+    for await (const chunk of createReadStream(path, { signal })) h.update(chunk as Buffer)
     out[id] = { file: basename(path), sha256: h.digest('hex'), bytes: statSync(path).size }
   }
   return out
@@ -52,8 +53,9 @@ export async function runBuild(
     ...run,
     inputs: () => {
       const counts = sidecarCounts(inputs)
-      const hashing = hashInputs(inputs)
-      // a build that fails first leaves the hash unread: its failure is not the run's
+      // a stop (shutdown, Ctrl-C) ends the reading too; a build that fails first leaves the hash
+      // unread: its failure is not the run's
+      const hashing = hashInputs(inputs, run.signal)
       hashing.catch(() => {})
       const files: Record<string, unknown> = {
         inputs: Object.fromEntries(inputs),
