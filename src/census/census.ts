@@ -8,7 +8,7 @@ import { startSearchBuild } from './search-build.ts'
 import { PairWordSample } from './search-index.ts'
 import type { BuildContext, DatasetSpec } from '../ingest/types.ts'
 import { CENSUS_COLUMNS } from './columns.ts'
-import { COMPANY_COLUMNS, CENSUS_ROW_MODULE, type CensusInsert } from './row.ts'
+import { COMPANY_COLUMNS, CENSUS_ROW_MODULE, censusDigest, type CensusInsert } from './row.ts'
 import { buildLinkIndex } from './links-build.ts'
 import { batchedInsert } from '../ingest/batched-insert.ts'
 
@@ -95,10 +95,10 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
   const sample = new PairWordSample()
   const legalAt = keys.indexOf('legal_name')
   const dbaAt = keys.indexOf('dba_name')
-  await ctx.insertChunks(CENSUS_FILE_ID, parsed, ({ row: [values, dockets, digest] }) => {
+  await ctx.insertChunks(CENSUS_FILE_ID, parsed, ({ row: [values, dockets] }) => {
     const dot = values[0] as number
     insert.run(values)
-    digests.add([dot, digest])
+    digests.add([dot, censusDigest(values)])
     for (const [p, n, s] of dockets) censusDockets.add([p, n, dot, s])
     const first = dots.add(dot)
     sample.add(dot, values[legalAt] as string | null, values[dbaAt] as string | null, first)

@@ -1,7 +1,8 @@
 /**
- * The census row parser (runs in the parse workers): one census record → the `companies` values,
- * its dockets, the digest of its identity fields (identity-digest.ts) and the link keys
- * (link-keys.ts).
+ * The census row parser (runs in the parse workers): one census record → the `companies` values
+ * with the link keys (link-keys.ts) and its dockets. The digest of its identity fields
+ * (identity-digest.ts) is computed by the building thread (`censusDigest`), which waits on the
+ * parse worker during a census load.
  */
 import * as N from '../ingest/normalize.ts'
 import { CARGO, CARGO_LABELS, CENSUS_COLUMNS, col, LEASED, OWN } from './columns.ts'
@@ -35,14 +36,10 @@ prior_revoke_dot dockets cell_phone officer_1 officer_2 officer_1_key officer_2_
     /\s+/,
   )
 
-/**
- * A parsed row ready to insert: companies values in COMPANY_COLUMNS order, its dockets, and the
- * digest of its identity and contact fields (identity/fields.ts compares versions by it).
- */
+/** A parsed row ready to insert: companies values in COMPANY_COLUMNS order and its dockets. */
 export type CensusInsert = [
   values: (string | number | null)[],
   dockets: [string, number, string | null][],
-  digest: number,
 ]
 
 /** Where the digest's values (IDENTITY_COLUMNS) are in the companies values. */
@@ -191,5 +188,12 @@ export function censusInsertRow(f: string[]): CensusInsert | string {
     officerKey(officer2),
     addressKey(ps, pc, pst),
   ]
-  return [values, dockets, identityDigest(values, DIGEST_AT)]
+  return [values, dockets]
 }
+
+/**
+ * The digest of a companies row's identity and contact fields (`values` as censusInsertRow gives
+ * them): the history compares census versions by it (identity/history.ts).
+ */
+export const censusDigest = (values: readonly (string | number | null)[]): number =>
+  identityDigest(values, DIGEST_AT)

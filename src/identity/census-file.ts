@@ -4,7 +4,7 @@
  * the sample's bundled previous census (history.ts) and the comparison bench.
  */
 import { CENSUS_COLUMNS } from '../census/columns.ts'
-import { COMPANY_COLUMNS, censusInsertRow } from '../census/row.ts'
+import { COMPANY_COLUMNS, censusDigest, censusInsertRow } from '../census/row.ts'
 import { IDENTITY_COLUMNS } from '../census/identity-digest.ts'
 import { openSqlite } from '../db/open.ts'
 import { readCsv } from '../ingest/csv.ts'
@@ -35,9 +35,9 @@ export async function identityFileFromCsv(
     })) {
       const r = censusInsertRow(fields)
       if (typeof r === 'string') continue
-      const [values, , digest] = r
+      const [values] = r
       insert.run(values[0], ...at.map((i) => values[i] ?? null))
-      insertDigest.run(values[0], digest)
+      insertDigest.run(values[0], censusDigest(values))
       if (++rows % 500_000 === 0) {
         db.exec('COMMIT; BEGIN')
         onRows?.(rows)
