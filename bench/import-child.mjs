@@ -1,5 +1,6 @@
 /**
- * Bench child: imports a directory into a data dir and prints stats + peak RSS as JSON.
+ * Bench child: imports a directory into a data dir as `carrier-verify import --dir` does (every
+ * gate, the bundled sample refused, each file hashed) and prints stats + peak RSS as JSON.
  * Plain JavaScript over the compiled code in dist/ (run `npm run build` first), so the import's
  * memory is that of the Docker image: under tsx every thread (the parse and build workers
  * inherit the loader) also holds the transpiler and the sources' maps.
@@ -8,7 +9,7 @@ import { loadConfig } from '../dist/config.js'
 import { createDeps } from '../dist/compose.js'
 import { pipelineDeps } from '../dist/deps.js'
 import { silentLogger } from '../dist/log.js'
-import { importDir } from '../dist/sync/pipeline.js'
+import { importMirror } from '../dist/sync/import.js'
 
 const [dataDir, inDir, only] = process.argv.slice(2)
 if (!dataDir || !inDir) throw new Error('usage: import-child DATA_DIR IN_DIR [dataset,dataset]')
@@ -25,12 +26,17 @@ const sampler = setInterval(() => {
   const slot = Math.floor((performance.now() - started) / 10_000)
   rssTimeline[slot] = Math.max(rssTimeline[slot] ?? 0, Math.round(rss / 1048576))
 }, 100)
-const results = await importDir(pipelineDeps(deps), inDir, {
-  channel: 'live',
+const { results, refused } = await importMirror(pipelineDeps(deps), inDir, {
   trigger: 'cli',
   signal: AbortSignal.timeout(3_600_000),
   only: only ? only.split(',') : undefined,
+  // generated files carry no .meta sidecar: their data date is today's
+  asOf: new Date().toISOString().slice(0, 10),
+  sampleDir: deps.config.paths.sample,
+  // the small scales hold fewer out-of-service orders than the floor; the guard is one count
+  oosMinRows: 0,
 })
+if (refused.length) throw new Error(`refused: ${JSON.stringify(refused)}`)
 clearInterval(sampler)
 const seconds = (performance.now() - started) / 1000
 deps.close()

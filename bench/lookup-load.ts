@@ -3,7 +3,7 @@
  * drawn at random from `companies`, on one server, after a warm-up. Prints figures, asserts
  * nothing. The run adds an account and a key to the directory's app.db.
  * `npx tsx bench/lookup-load.ts --data-dir DIR [--duration 10] [--connections 32]
- * [--cpu-prof PROFILE_DIR]` (--cpu-prof: the server writes a V8 CPU profile per thread there when
+ * [--node-arg FLAG ...] [--cpu-prof PROFILE_DIR]` (--node-arg: a Node option for the server; --cpu-prof: the server writes a V8 CPU profile per thread there when
  * it stops).
  */
 import { once } from 'node:events'
@@ -58,11 +58,10 @@ function threadLine(
 }
 
 const profile = args['cpu-prof']
-const api = await startApi(
-  dataDir,
-  {},
-  profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profile)}`] : [],
-)
+const api = await startApi(dataDir, {}, [
+  ...(args['node-arg'] ?? []),
+  ...(profile ? ['--cpu-prof', `--cpu-prof-dir=${resolve(profile)}`] : []),
+])
 try {
   const paths = () => `/v1/carrier/${dots[Math.floor(Math.random() * dots.length)]}`
   await load(api.url, { paths, headers: api.auth }, Math.min(jitWarmup, 10))

@@ -15,6 +15,8 @@ export const { values: args } = parseArgs({
     // bench/equipment-load.ts: an existing data directory, and where its server writes a CPU profile
     'data-dir': { type: 'string' },
     'cpu-prof': { type: 'string' },
+    // bench/lookup-load.ts: extra Node options for the server (an A/B of a runtime flag)
+    'node-arg': { type: 'string', multiple: true },
   },
 })
 export const smoke = args.smoke === true

@@ -3,6 +3,7 @@
  * the generator, the bundled sample refused by content, the regulator's date required, every gate
  * of a sync applied, and old files activated but never trust_verified.
  */
+import { createHash } from 'node:crypto'
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -79,6 +80,70 @@ describe('import --dir into the mirror', () => {
     rmSync(dir, { recursive: true })
   })
 
+  test('a file of a sample file’s size but another content is not taken for the sample', async () => {
+    const c = await setup()
+    const dir = folder([{ from: 'data/sample', ids: [CENSUS] }])
+    const path = join(dir, `${CENSUS}.csv`)
+    const text = readFileSync(path, 'utf8')
+    const at = text.indexOf('\n') + 1 + text.slice(text.indexOf('\n') + 1).search(/[A-Z]/)
+    const changed = `${text.slice(0, at)}${text[at] === 'Q' ? 'X' : 'Q'}${text.slice(at + 1)}`
+    writeFileSync(path, changed)
+    expect(changed.length).toBe(text.length)
+    const r = await runCliCaptured(c, ['import', '--dir', dir, '--as-of', '2026-11-14', '--json'])
+    expect(r.stderr).not.toContain('refused:')
+    const rows = JSON.parse(r.stdout) as { dataset: string; status: string }[]
+    expect(rows.map((x) => [x.dataset, x.status])).toEqual([['census', 'activated']])
+    rmSync(dir, { recursive: true })
+  })
+
+  test('a file that is not the one its .meta was written for is refused before activation', async () => {
+    const c = await setup()
+    const dir = folder([{ from: real, ids: [CENSUS] }])
+    const path = join(dir, `${CENSUS}.csv`)
+    const original = readFileSync(path, 'utf8')
+    const rows = original.trim().split('\n').length - 1
+    const meta = (day: string) =>
+      JSON.stringify({
+        last_modified: `2026-11-${day}T10:18:00Z`,
+        count: rows,
+        sha256: createHash('sha256').update(original).digest('hex'),
+      })
+    // the file the sidecar was written for is imported
+    writeFileSync(`${path}.meta`, meta('13'))
+    expect((await runCliCaptured(c, ['import', '--dir', dir])).code).toBe(0)
+    const before = activeVersion(c.deps.db, 'census', 'live')
+    expect(before?.asOf).toBe('2026-11-13')
+
+    // changed since the download: built, then refused; the previous version stays
+    writeFileSync(
+      path,
+      original.replace(/"?(\d{5,})"?/, (m, d: string) => m.replace(d, `${d}9`)),
+    )
+    writeFileSync(`${path}.meta`, meta('14'))
+    let r = await runCliCaptured(c, ['import', '--dir', dir, '--json'])
+    expect(r.code).toBe(1)
+    let [row] = JSON.parse(r.stdout) as { status: string; error: string }[]
+    expect(row).toMatchObject({
+      status: 'failed',
+      error: `${CENSUS}.csv: its content differs from the SHA-256 in ${CENSUS}.csv.meta (changed or cut since the download)`,
+    })
+    expect(activeVersion(c.deps.db, 'census', 'live')?.id).toBe(before?.id)
+
+    // cut since the download: the build's own refusal comes second to the cause
+    const lines = original.split('\n')
+    writeFileSync(path, `${lines.slice(0, 1001).join('\n')}\n`)
+    r = await runCliCaptured(c, ['import', '--dir', dir, '--json'])
+    expect(r.code).toBe(1)
+    ;[row] = JSON.parse(r.stdout) as { status: string; error: string }[]
+    expect(row?.error).toMatch(
+      new RegExp(
+        `^${CENSUS}\\.csv: its content differs from the SHA-256 in ${CENSUS}\\.csv\\.meta .*\\(the build failed too: .*1000 rows is less than 90%`,
+      ),
+    )
+    expect(activeVersion(c.deps.db, 'census', 'live')?.id).toBe(before?.id)
+    rmSync(dir, { recursive: true })
+  })
+
   test('files without a data date are refused unless --as-of gives it; a future --as-of is refused', async () => {
     const c = await setup()
     const dir = folder([{ from: real, ids: [CENSUS] }])
@@ -121,10 +186,15 @@ describe('import --dir into the mirror', () => {
       confirmedAt: Date.parse('2026-11-14T10:18:00Z'),
     })
     const files = JSON.parse(v?.files ?? '{}') as {
-      inputs: Record<string, { sha256: string; portal_count: number }>
+      inputs: Record<string, { sha256: string; bytes: number; portal_count: number }>
     }
-    expect(files.inputs[CENSUS]).toMatchObject({ portal_count: rows })
-    expect(files.inputs[CENSUS]?.sha256).toMatch(/^[0-9a-f]{64}$/)
+    // the file's own hash and size, taken while the build read it
+    const content = readFileSync(join(dir, `${CENSUS}.csv`))
+    expect(files.inputs[CENSUS]).toMatchObject({
+      portal_count: rows,
+      sha256: createHash('sha256').update(content).digest('hex'),
+      bytes: content.length,
+    })
 
     // a record says both: the regulator's date and when it arrived here
     const header = readFileSync(join(dir, `${CENSUS}.csv`), 'utf8').split('\n', 2)

@@ -7,13 +7,14 @@
  * the import. The bundled sample files are recognised by their content and refused.
  */
 import { createHash } from 'node:crypto'
-import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { basename, join } from 'node:path'
 import { z } from 'zod'
 import { isoDate } from '../clock.ts'
 import type { DatasetName } from '../db/names.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
 import { DATASETS } from './datasets.ts'
+import { hashBeside, hashFile, type FileHash } from './file-hash.ts'
 import {
   sidecarCounts,
   verifyCounts,
@@ -70,7 +71,6 @@ export interface ImportResult {
 
 interface FileFacts {
   path: string
-  sha256: string
   bytes: number
   meta: Meta | null
   /** the regulator's date of the file (ISO): its sidecar's, else the import's --as-of */
@@ -100,8 +100,11 @@ export async function importMirror(
   const facts = new Map<string, FileFacts>()
   const undated: string[] = []
   for (const [id, path] of available) {
-    const f = await fileFacts(path)
-    if (sample.has(f.sha256)) {
+    const f = { path, bytes: statSync(path).size, meta: readMeta(path) }
+    // only a file of a sample file's size can have its content; the others are hashed while
+    // their build reads them
+    const sameSize = sample.get(f.bytes)
+    if (sameSize?.has((await hashFile(path, opts.signal)).sha256)) {
       refused.push({ file: basename(path), reason: SAMPLE_REASON })
       available.delete(id)
       continue
@@ -129,7 +132,8 @@ export async function importMirror(
           ...run,
           sorting,
           channel: 'live',
-          inputs: async () => importInputs(deps, spec, inputs, facts, { oosMinRows }),
+          inputs: async () =>
+            importInputs(deps, spec, inputs, facts, { oosMinRows, signal: opts.signal }),
         }),
     })
   }
@@ -146,21 +150,19 @@ function importInputs(
   spec: DatasetSpec,
   inputs: ReadonlyMap<string, string>,
   facts: ReadonlyMap<string, FileFacts>,
-  opts: { oosMinRows: number },
+  opts: { oosMinRows: number; signal: AbortSignal },
 ): BuildInputs {
   const stored: VersionFiles['inputs'] = {}
   const counts: PortalCounts = sidecarCounts(inputs)
+  const hashed = new Map<string, string>()
   for (const [id, path] of inputs) {
     const f = facts.get(path)
     if (!f) continue
-    if (f.meta?.sha256 && f.meta.sha256 !== f.sha256)
-      throw new Error(
-        `${basename(path)}: its content differs from the SHA-256 in ${basename(path)}.meta (changed or cut since the download)`,
-      )
+    hashed.set(id, path)
     if (typeof f.meta?.count === 'number') counts[id] = f.meta.count
     stored[id] = {
       url: f.meta?.url ?? `file:${basename(path)}`,
-      sha256: f.sha256,
+      sha256: '',
       bytes: f.bytes,
       kind: spec.files.find((s) => s.id === id)?.kind ?? 'baseline',
       vintage: f.vintage,
@@ -174,24 +176,41 @@ function importInputs(
   const today = isoDate(deps.clock())
   if (oldest && oldest.slice(0, 10) > today)
     throw new Error(`the files' date ${oldest.slice(0, 10)} is in the future (today is ${today})`)
+  // each file's SHA-256 is taken while the build reads it, and checked before activation
+  const hashing = hashBeside(hashed, opts.signal)
+  const files = {
+    inputs: stored,
+    fingerprint: '',
+    vintage: oldest ?? null,
+    format: spec.format ?? 1,
+    imported: true,
+  } satisfies VersionFiles & { imported: true }
   return {
     status: 'build',
     inputs,
     asOf: oldest?.slice(0, 10) ?? null,
     confirmedAt: oldest ? Date.parse(oldest) : null,
-    files: {
-      inputs: stored,
-      fingerprint: fingerprintOf(stored),
-      vintage: oldest ?? null,
-      format: spec.format ?? 1,
-      imported: true,
-    } satisfies VersionFiles & { imported: true },
+    files,
     verify: (stats, previous) => {
       verifyFileRows(deps.db, spec, stats, previous)
       verifyOosFloor(spec, stats, opts.oosMinRows)
       verifyCounts(spec, stats, counts)
     },
+    settle: async () => {
+      const hashes = await hashing
+      for (const [id, path] of hashed) checkSidecarHash(path, facts.get(path)?.meta, hashes[id])
+      for (const [id, entry] of Object.entries(stored)) entry.sha256 = hashes[id]?.sha256 ?? ''
+      files.fingerprint = fingerprintOf(stored)
+    },
   }
+}
+
+/** A file whose content is not the one its `.meta` sidecar was written for is refused. */
+function checkSidecarHash(path: string, meta: Meta | null | undefined, got: FileHash | undefined) {
+  if (meta?.sha256 && got && meta.sha256 !== got.sha256)
+    throw new Error(
+      `${basename(path)}: its content differs from the SHA-256 in ${basename(path)}.meta (changed or cut since the download)`,
+    )
 }
 
 /** The regulator's date a sidecar records (ISO), or null. */
@@ -201,13 +220,6 @@ function vintageOf(meta: Meta | null): string | null {
     if (Number.isFinite(ms)) return new Date(ms).toISOString()
   }
   return null
-}
-
-/** Size, SHA-256 and the `.meta` sidecar of a file (streamed: a census file is gigabytes). */
-async function fileFacts(path: string): Promise<Omit<FileFacts, 'vintage'>> {
-  const h = createHash('sha256')
-  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer)
-  return { path, sha256: h.digest('hex'), bytes: statSync(path).size, meta: readMeta(path) }
 }
 
 function readMeta(path: string): Meta | null {
@@ -227,17 +239,16 @@ function readMeta(path: string): Meta | null {
   return parsed.data
 }
 
-/** The SHA-256 of every bundled sample file (they are small). */
-function sampleHashes(dir: string | null): Set<string> {
-  const out = new Set<string>()
+/** The SHA-256 of every bundled sample file (they are small), by size. */
+function sampleHashes(dir: string | null): Map<number, Set<string>> {
+  const out = new Map<number, Set<string>>()
   if (!dir || !existsSync(dir)) return out
   for (const name of readdirSync(dir)) {
     if (!/\.(csv|txt)$/i.test(name)) continue
-    out.add(
-      createHash('sha256')
-        .update(readFileSync(join(dir, name)))
-        .digest('hex'),
-    )
+    const content = readFileSync(join(dir, name))
+    const hashes = out.get(content.length) ?? new Set<string>()
+    hashes.add(createHash('sha256').update(content).digest('hex'))
+    out.set(content.length, hashes)
   }
   return out
 }

@@ -4,13 +4,12 @@
  * `<file>.count` sidecar holding its row count: the version is then activated only when the file
  * holds exactly that many rows (the portal count check of a sync, for files carried by hand).
  */
-import { createHash } from 'node:crypto'
 import { existsSync, readdirSync } from 'node:fs'
-import { open } from 'node:fs/promises'
-import { basename, join } from 'node:path'
+import { join } from 'node:path'
 import type { DatasetName } from '../db/names.ts'
 import type { DatasetSpec } from '../ingest/types.ts'
 import { DATASETS } from './datasets.ts'
+import { hashBeside } from './file-hash.ts'
 import { sidecarCounts, verifyCounts } from './freshness.ts'
 import { BUILD_MEMORY_MB, inLanes, inputBytes, type LaneJob } from './lanes.ts'
 import { runDataset, type RunDeps, type RunOptions, type RunResult } from './run.ts'
@@ -21,38 +20,6 @@ export type { RunResult }
 export type BuildOptions = Omit<RunOptions, 'inputs'> & {
   /** stored with the version's files (the sample's content hash) */
   fingerprint?: string
-}
-
-/** Bytes read at a time to hash an input file (one buffer, reused). */
-const HASH_READ_BYTES = 1 << 20
-
-/**
- * Each input's SHA-256 and size, read in pieces into one reused buffer (a census file is
- * gigabytes; a stream's fresh buffer per piece left garbage for a thread that allocates nothing
- * else to collect): what a check cites.
- */
-async function hashInputs(
-  inputs: ReadonlyMap<string, string>,
-  signal: AbortSignal,
-): Promise<Record<string, { file: string; sha256: string; bytes: number }>> {
-  const out: Record<string, { file: string; sha256: string; bytes: number }> = {}
-  const buf = Buffer.allocUnsafe(HASH_READ_BYTES)
-  for (const [id, path] of inputs) {
-    const h = createHash('sha256')
-    const file = await open(path, 'r')
-    try {
-      for (;;) {
-        signal.throwIfAborted()
-        const { bytesRead } = await file.read(buf, 0, buf.length, null)
-        if (bytesRead === 0) break
-        h.update(buf.subarray(0, bytesRead))
-      }
-      out[id] = { file: basename(path), sha256: h.digest('hex'), bytes: (await file.stat()).size }
-    } finally {
-      await file.close()
-    }
-  }
-  return out
 }
 
 /**
@@ -74,8 +41,7 @@ export async function runBuild(
       const counts = sidecarCounts(inputs)
       // a stop (shutdown, Ctrl-C) ends the reading too; a build that fails first leaves the hash
       // unread: its failure is not the run's
-      const hashing = hashInputs(inputs, run.signal)
-      hashing.catch(() => {})
+      const hashing = hashBeside(inputs, run.signal)
       const files: Record<string, unknown> = {
         inputs: Object.fromEntries(inputs),
         hashes: null,

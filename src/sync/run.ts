@@ -204,10 +204,13 @@ export async function runDataset(
   if ('status' in started) return started
   const { lease, runId, signal } = started
   let version: VersionRow | null = null
+  // the work beside the build, while its failure can still explain the build's
+  let beside: (() => Promise<void>) | undefined
   try {
     const previous = activeVersion(deps.db, spec.name, opts.channel)
     const got = await opts.inputs({ previous, files: facts.files, renew: () => lease.renew() })
     if (got.status !== 'build') return noChange(deps, spec, facts, runId, got.status, previous)
+    beside = got.settle
     signal.throwIfAborted()
     const asOf = dataDate(deps, spec, opts, got)
     version = reserveVersion(deps, spec, opts.channel, asOf, runId)
@@ -216,6 +219,7 @@ export async function runDataset(
     // the sample is what it is; the shrink guard protects the live mirror only
     verifyBuild(spec, stats, opts.channel === 'live' ? (previous?.rows ?? null) : null)
     got.verify?.(stats, previous)
+    beside = undefined
     await got.settle?.()
     signal.throwIfAborted()
     if (!lease.renew()) throw new Error('the dataset lease was taken over by another process')
@@ -236,9 +240,37 @@ export async function runDataset(
       stats,
     }
   } catch (err) {
-    return failRun(deps, spec, opts, { facts, runId, version, signal, err })
+    const cause = await besideFailure(beside, signal)
+    return failRun(deps, spec, opts, {
+      facts,
+      runId,
+      version,
+      signal,
+      err: cause
+        ? new Error(
+            `${cause.message} (the build failed too: ${err instanceof Error ? err.message : String(err)})`,
+          )
+        : err,
+    })
   } finally {
     lease.release()
+  }
+}
+
+/**
+ * The failure of the work beside a build that failed first, unless the run was stopped: a file
+ * whose content is not the one downloaded is the likelier cause of the build's failure.
+ */
+async function besideFailure(
+  settle: (() => Promise<void>) | undefined,
+  signal: AbortSignal,
+): Promise<Error | null> {
+  if (!settle || signal.aborted) return null
+  try {
+    await settle()
+    return null
+  } catch (err) {
+    return signal.aborted ? null : err instanceof Error ? err : new Error(String(err))
   }
 }
 
