@@ -315,8 +315,10 @@ export class RecordWorkers implements RecordPort {
         censusCacheKib: WORKER_CENSUS_CACHE_KIB,
         appDb: this.options.appDb,
       },
-      // records are small and short-lived: a small heap, collected before it costs memory
-      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 },
+      // records are small and short-lived: a small young generation, collected before it costs
+      // memory; the old one holds the open files' statements and in-memory USDOT sets, and with
+      // too little room beside them it is collected whole every few dozen lookups
+      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 64 },
     })
     // an idle pool never keeps the process alive
     worker.unref()
