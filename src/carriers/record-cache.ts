@@ -6,11 +6,13 @@
  * cached, and the Trust Score over them is reused only while they are unchanged (record.ts).
  * Least recently used entries go first.
  *
- * A record enters the cache on its second miss, not its first: a recently missed key is
- * remembered by its hash in a small table (a "doorkeeper"). Random one-off lookups (most of a
- * full-scale load) then never displace the recurring ones, and never turn into cached objects
- * that outlive a few garbage collections only to die in the old generation, which is what
- * raised the server's resident memory under random load.
+ * A record enters the cache on its third recent miss: a missed key is remembered by its hash, with
+ * its count of misses, in a small table (a "doorkeeper"). Random lookups (most of a full-scale
+ * load, where a key now and then comes twice) then never displace the recurring ones, and never
+ * turn into cached objects that outlive a few garbage collections only to die in the old
+ * generation, which raised the server's resident memory and its full collections under random
+ * load; a kept record is also read as data and completed on the main thread, which costs more
+ * than its answer text from a record worker. A recurring key is kept from its third lookup.
  */
 import type { DataView } from '../db/datasets.ts'
 import { OwnedLru } from '../lru.ts'
@@ -22,6 +24,10 @@ const NONE = Symbol('none')
 /** Hashes of recently missed keys (direct-mapped: a newer key overwrites an older one). */
 const DOORKEEPER_BITS = 14
 const doorkeeper = new Int32Array(1 << DOORKEEPER_BITS)
+/** How many times each remembered key missed (saturating at ADMIT_MISSES). */
+const misses = new Uint8Array(1 << DOORKEEPER_BITS)
+/** A key is kept from this miss on. */
+const ADMIT_MISSES = 3
 
 /** FNV-1a of a string, 32 bits. */
 function hashOf(key: string): number {
@@ -30,13 +36,15 @@ function hashOf(key: string): number {
   return h | 0
 }
 
-/** True when `key` missed recently (then it is admitted); else remembers it and says false. */
+/** Counts a miss of `key`; true from its ADMIT_MISSES-th recent miss on (it is then admitted). */
 function seenBefore(key: string): boolean {
   const h = hashOf(key)
   const slot = h >>> (32 - DOORKEEPER_BITS)
-  if (doorkeeper[slot] === h) return true
-  doorkeeper[slot] = h
-  return false
+  if (doorkeeper[slot] !== h) {
+    doorkeeper[slot] = h
+    misses[slot] = 1
+  } else if ((misses[slot] as number) < ADMIT_MISSES) misses[slot] = (misses[slot] as number) + 1
+  return misses[slot] === ADMIT_MISSES
 }
 
 /** The cached value for (view, key): `{ value }` when cached (value may be null), else undefined. */
@@ -60,14 +68,14 @@ export function missKept(key: string, capacity: number): boolean {
   return capacity > 0 && seenBefore(key)
 }
 
-/** Offers a freshly built value for (view, key): kept from the key's second miss on (see above). */
+/** Offers a freshly built value for (view, key): kept from the key's third miss on (see above). */
 export function keepPerView(view: DataView, key: string, value: unknown, capacity: number): void {
   if (capacity > 0 && seenBefore(key))
     cache.set(view, key, value === undefined ? NONE : value, capacity)
 }
 
 /**
- * `build()`'s value for (view, key), from the cache when there; kept from the key's second miss
+ * `build()`'s value for (view, key), from the cache when there; kept from the key's third miss
  * on (see above). `capacity` 0 turns it off.
  */
 export function cachedPerView<T>(

@@ -92,7 +92,7 @@ const cacheKey = (deps: { today: string }, dot: number) => `${deps.today}|${dot}
 /**
  * `inner` with the per-view record cache (record-cache.ts) in front: the dataset part of a record
  * read twice comes from the cache; a record's answer is assembled from its cached (or soon to be
- * cached, its second miss) dataset part here, any other by `inner` whole, as text only.
+ * cached, its third miss) dataset part here, any other by `inner` whole, as text only.
  * Concurrent reads of the same record share one. `capacity` 0 keeps nothing.
  */
 export function cachedRecords(inner: RecordPort, capacity: number): RecordPort {
