@@ -60,8 +60,8 @@ export function peekPerView<T>(
 }
 
 /**
- * Whether a miss of `key` now would be kept (it missed recently); if not, it is remembered, as
- * a miss offered to `keepPerView` is. A caller that builds a value the cache will not keep in
+ * Whether a miss of `key` now would be kept (its third recent miss); either way the miss is
+ * counted, as a miss offered to `keepPerView` is. A caller that builds a value the cache will not keep in
  * another form (a record worker's answer text: answer.ts `loadRecordAnswer`) asks this first.
  */
 export function missKept(key: string, capacity: number): boolean {
