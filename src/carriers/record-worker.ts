@@ -2,7 +2,7 @@
  * A record worker thread (record-workers.ts): assembles the dataset part of records from its own
  * read-only connections to the dataset files the main thread names, one request at a time.
  */
-import { parentPort, workerData, type MessagePort } from 'node:worker_threads'
+import { parentPort, workerData } from 'node:worker_threads'
 import { openActive, type ActiveDataset, type DataView } from '../db/datasets.ts'
 import { DATASET_NAMES, type DatasetName } from '../db/names.ts'
 import type { NationalAverages } from '../safety/national-averages.ts'
@@ -24,7 +24,7 @@ import type {
 
 const port = parentPort
 if (!port) throw new Error('record-worker.ts runs in a worker thread')
-const { nationalAverages, cacheKib, censusCacheKib, appDb, answers } = workerData as {
+const { nationalAverages, cacheKib, censusCacheKib, appDb } = workerData as {
   nationalAverages?: NationalAverages
   /** page cache (KiB) of each dataset connection but the census's */
   cacheKib: number
@@ -32,8 +32,6 @@ const { nationalAverages, cacheKib, censusCacheKib, appDb, answers } = workerDat
   censusCacheKib: number
   /** app.db's path, for the reviews of a whole record (`answer` requests); absent: none asked */
   appDb?: string
-  /** where the answers go (record-workers.ts takes those waiting there in one turn) */
-  answers: MessagePort
 }
 /** Page cache of the worker's app.db connection (KiB): the review tables' pages. */
 const APP_DB_CACHE_KIB = 2_048
@@ -134,7 +132,7 @@ const SLICE_MS = 1
 
 /** Answers every request in `queue`, in order. */
 const answerAll = (queue: ReadRequest[]): void => {
-  for (let req = queue.shift(); req; req = queue.shift()) answers.postMessage(answer(req))
+  for (let req = queue.shift(); req; req = queue.shift()) port.postMessage(answer(req))
 }
 
 const answerNext = (): void => {
@@ -142,7 +140,7 @@ const answerNext = (): void => {
   answerAll(lookups)
   const until = performance.now() + SLICE_MS
   for (let req = batchReads.shift(); req; req = batchReads.shift()) {
-    answers.postMessage(answer(req))
+    port.postMessage(answer(req))
     if (performance.now() >= until) break
   }
   if (batchReads.length > 0) schedule()
@@ -174,12 +172,12 @@ port.on('message', (msg: ReadRequest | FollowRequest) => {
   // and this request at once, so each request is answered in the view it was sent in
   if (msg.view && !views.has(msg.view.key)) {
     answerWaiting()
-    answers.postMessage(answer(msg))
+    port.postMessage(answer(msg))
     return
   }
   if (msg.batch) {
     batchReads.push(msg)
     schedule()
   } else if (scheduled) lookups.push(msg)
-  else answers.postMessage(answer(msg))
+  else port.postMessage(answer(msg))
 })

@@ -13,7 +13,7 @@
  * that fails or dies never fails a lookup: the record is then assembled on the main thread, which
  * also reproduces any error the data itself causes.
  */
-import { MessageChannel, receiveMessageOnPort, type Worker } from 'node:worker_threads'
+import type { Worker } from 'node:worker_threads'
 import type { DataView } from '../db/datasets.ts'
 import { DATASET_NAMES, type Channel, type DatasetName } from '../db/names.ts'
 import { siblingModule, startWorker } from '../ingest/worker-module.ts'
@@ -308,18 +308,13 @@ export class RecordWorkers implements RecordPort {
   }
 
   private spawn(index: number): Slot {
-    // the worker answers on a port of its own: the answers waiting there are then taken in one
-    // turn (each message event costs the main thread a dispatch)
-    const { port1: answers, port2 } = new MessageChannel()
     const worker = startWorker(ENTRY, {
       workerData: {
         nationalAverages: this.options.nationalAverages,
         cacheKib: WORKER_CACHE_KIB,
         censusCacheKib: WORKER_CENSUS_CACHE_KIB,
         appDb: this.options.appDb,
-        answers: port2,
       },
-      transferList: [port2],
       // records are small and short-lived: a small young generation, collected before it costs
       // memory; the old one holds the open files' statements and in-memory USDOT sets, and with
       // too little room beside them it is collected whole every few dozen lookups
@@ -327,22 +322,15 @@ export class RecordWorkers implements RecordPort {
     })
     // an idle pool never keeps the process alive
     worker.unref()
-    answers.unref()
     const slot: Slot = { worker, pending: new PendingReplies<Pending>(), lastKey: null }
-    const settle = (reply: ReadReply) => {
+    worker.on('message', (reply: ReadReply) => {
       const p = slot.pending.take(reply.id)
       if (!p) return
       if ('error' in reply) p.reject(new Error(reply.error))
       else p.resolve(reply)
-    }
-    answers.on('message', (reply: ReadReply) => {
-      settle(reply)
-      for (let m = receiveMessageOnPort(answers); m; m = receiveMessageOnPort(answers))
-        settle(m.message as ReadReply)
     })
     const fail = (err: Error) => {
       if (this.slots[index] === slot) this.slots[index] = null
-      answers.close()
       for (const p of slot.pending.drain()) p.reject(err)
     }
     worker.on('error', (err) => {
