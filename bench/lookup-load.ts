@@ -3,8 +3,8 @@
  * drawn at random from `companies`, on one server, after a warm-up. Prints figures, asserts
  * nothing. The run adds an account and a key to the directory's app.db.
  * `npx tsx bench/lookup-load.ts --data-dir DIR [--duration 10] [--connections 32]
- * [--node-arg FLAG ...] [--cpu-prof PROFILE_DIR]` (--node-arg: a Node option for the server; --cpu-prof: the server writes a V8 CPU profile per thread there when
- * it stops).
+ * [--node-arg FLAG ...] [--cpu-prof PROFILE_DIR]` (--node-arg: a Node option for the server;
+ * --cpu-prof: the server writes a V8 CPU profile per thread there when it stops).
  */
 import { once } from 'node:events'
 import { readdirSync, readFileSync } from 'node:fs'

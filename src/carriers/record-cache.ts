@@ -37,7 +37,7 @@ function hashOf(key: string): number {
 }
 
 /** Counts a miss of `key`; true from its ADMIT_MISSES-th recent miss on (it is then admitted). */
-function seenBefore(key: string): boolean {
+function countMiss(key: string): boolean {
   const h = hashOf(key)
   const slot = h >>> (32 - DOORKEEPER_BITS)
   if (doorkeeper[slot] !== h) {
@@ -61,16 +61,17 @@ export function peekPerView<T>(
 
 /**
  * Whether a miss of `key` now would be kept (its third recent miss); either way the miss is
- * counted, as a miss offered to `keepPerView` is. A caller that builds a value the cache will not keep in
- * another form (a record worker's answer text: answer.ts `loadRecordAnswer`) asks this first.
+ * counted, as a miss offered to `keepPerView` is. A caller that builds a value the cache will
+ * not keep in another form (a record worker's answer text: answer.ts `loadRecordAnswer`) asks
+ * this first.
  */
 export function missKept(key: string, capacity: number): boolean {
-  return capacity > 0 && seenBefore(key)
+  return capacity > 0 && countMiss(key)
 }
 
 /** Offers a freshly built value for (view, key): kept from the key's third miss on (see above). */
 export function keepPerView(view: DataView, key: string, value: unknown, capacity: number): void {
-  if (capacity > 0 && seenBefore(key))
+  if (capacity > 0 && countMiss(key))
     cache.set(view, key, value === undefined ? NONE : value, capacity)
 }
 

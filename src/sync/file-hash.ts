@@ -51,7 +51,7 @@ export async function hashFiles(
 /**
  * Starts hashing the inputs beside a build that reads them: the hashing reads ahead of the
  * parser, which then finds the file in the page cache. Awaiting the result is the caller's (a
- * run's `settle`); a build that fails first leaves the result unread, so a rejection is never
+ * run's `settle`); a run stopped before it leaves the result unread, so a rejection is never
  * reported as unhandled.
  */
 export function hashBeside(

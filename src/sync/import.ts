@@ -154,11 +154,11 @@ function importInputs(
 ): BuildInputs {
   const stored: VersionFiles['inputs'] = {}
   const counts: PortalCounts = sidecarCounts(inputs)
-  const hashed = new Map<string, string>()
+  const sidecars = new Map<string, Meta | null>()
   for (const [id, path] of inputs) {
     const f = facts.get(path)
     if (!f) continue
-    hashed.set(id, path)
+    sidecars.set(id, f.meta)
     if (typeof f.meta?.count === 'number') counts[id] = f.meta.count
     stored[id] = {
       url: f.meta?.url ?? `file:${basename(path)}`,
@@ -177,7 +177,7 @@ function importInputs(
   if (oldest && oldest.slice(0, 10) > today)
     throw new Error(`the files' date ${oldest.slice(0, 10)} is in the future (today is ${today})`)
   // each file's SHA-256 is taken while the build reads it, and checked before activation
-  const hashing = hashBeside(hashed, opts.signal)
+  const hashing = hashBeside(inputs, opts.signal)
   const files = {
     inputs: stored,
     fingerprint: '',
@@ -198,18 +198,21 @@ function importInputs(
     },
     settle: async () => {
       const hashes = await hashing
-      for (const [id, path] of hashed) checkSidecarHash(path, facts.get(path)?.meta, hashes[id])
-      for (const [id, entry] of Object.entries(stored)) entry.sha256 = hashes[id]?.sha256 ?? ''
+      for (const [id, entry] of Object.entries(stored)) {
+        const got = hashes[id] as FileHash
+        checkSidecarHash(got, sidecars.get(id))
+        entry.sha256 = got.sha256
+      }
       files.fingerprint = fingerprintOf(stored)
     },
   }
 }
 
 /** A file whose content is not the one its `.meta` sidecar was written for is refused. */
-function checkSidecarHash(path: string, meta: Meta | null | undefined, got: FileHash | undefined) {
-  if (meta?.sha256 && got && meta.sha256 !== got.sha256)
+function checkSidecarHash(got: FileHash, meta: Meta | null | undefined): void {
+  if (meta?.sha256 && meta.sha256 !== got.sha256)
     throw new Error(
-      `${basename(path)}: its content differs from the SHA-256 in ${basename(path)}.meta (changed or cut since the download)`,
+      `${got.file}: its content differs from the SHA-256 in ${got.file}.meta (changed or cut since the download)`,
     )
 }
 

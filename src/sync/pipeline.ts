@@ -39,8 +39,7 @@ export async function runBuild(
     ...run,
     inputs: () => {
       const counts = sidecarCounts(inputs)
-      // a stop (shutdown, Ctrl-C) ends the reading too; a build that fails first leaves the hash
-      // unread: its failure is not the run's
+      // a stop (shutdown, Ctrl-C) ends the reading too
       const hashing = hashBeside(inputs, run.signal)
       const files: Record<string, unknown> = {
         inputs: Object.fromEntries(inputs),

@@ -107,7 +107,8 @@ export interface BuildInputs {
   verify?: (stats: BuildStats, previous: VersionRow | null) => void
   /**
    * work done beside the build whose result `files` holds (an imported file's SHA-256), awaited
-   * after the build and before activation; its failure fails the run
+   * after the build and before activation; its failure fails the run, and when the build fails
+   * first it is still awaited, its failure then reported as the cause
    */
   settle?: () => Promise<void>
 }
@@ -240,37 +241,31 @@ export async function runDataset(
       stats,
     }
   } catch (err) {
-    const cause = await besideFailure(beside, signal)
-    return failRun(deps, spec, opts, {
-      facts,
-      runId,
-      version,
-      signal,
-      err: cause
-        ? new Error(
-            `${cause.message} (the build failed too: ${err instanceof Error ? err.message : String(err)})`,
-          )
-        : err,
-    })
+    const explained = await explainedBy(beside, err, signal)
+    return failRun(deps, spec, opts, { facts, runId, version, signal, err: explained })
   } finally {
     lease.release()
   }
 }
 
 /**
- * The failure of the work beside a build that failed first, unless the run was stopped: a file
- * whose content is not the one downloaded is the likelier cause of the build's failure.
+ * A build's failure `err`, led by the failure of the work beside it when that failed too (a file
+ * whose content is not the one downloaded is the likelier cause); unchanged when the run was
+ * stopped or the work beside it succeeded.
  */
-async function besideFailure(
+async function explainedBy(
   settle: (() => Promise<void>) | undefined,
+  err: unknown,
   signal: AbortSignal,
-): Promise<Error | null> {
-  if (!settle || signal.aborted) return null
+): Promise<unknown> {
+  if (!settle || signal.aborted) return err
   try {
     await settle()
-    return null
-  } catch (err) {
-    return signal.aborted ? null : err instanceof Error ? err : new Error(String(err))
+    return err
+  } catch (cause) {
+    if (signal.aborted) return err
+    const text = (e: unknown) => (e instanceof Error ? e.message : String(e))
+    return new Error(`${text(cause)} (the build failed too: ${text(err)})`)
   }
 }
 
