@@ -96,6 +96,17 @@ const cacheKey = (deps: { today: string }, dot: number) => `${deps.today}|${dot}
  * Concurrent reads of the same record share one. `capacity` 0 keeps nothing.
  */
 export function cachedRecords(inner: RecordPort, capacity: number): RecordPort {
+  // one wrapper per port and capacity (openRecords asks for it on every request)
+  let byCapacity = wrappers.get(inner)
+  if (!byCapacity) wrappers.set(inner, (byCapacity = new Map<number, RecordPort>()))
+  let wrapper = byCapacity.get(capacity)
+  if (!wrapper) byCapacity.set(capacity, (wrapper = cacheInFront(inner, capacity)))
+  return wrapper
+}
+
+const wrappers = new WeakMap<RecordPort, Map<number, RecordPort>>()
+
+function cacheInFront(inner: RecordPort, capacity: number): RecordPort {
   const data: RecordPort['data'] = (view, dot, deps) =>
     loadPerView(view, cacheKey(deps, dot), capacity, () => inner.data(view, dot, deps))
   return {

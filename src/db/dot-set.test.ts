@@ -1,7 +1,7 @@
 /** listsDot: the same answer as the table, for every USDOT, from one read of the table. */
 import Database from 'better-sqlite3'
 import { expect, test } from 'vitest'
-import { listsDot } from './dot-set.ts'
+import { heldDots, listsDot } from './dot-set.ts'
 
 /** A 32-bit LCG: the same "random" USDOTs on every run. */
 function lcg(seed: number) {
@@ -39,6 +39,28 @@ test('answers as the table does for listed, unlisted and edge USDOTs, duplicates
     expect(listsDot(db, 't', dot), `USDOT ${dot}`).toBe(expected)
   }
   expect(hits).toBeGreaterThan(2_000)
+})
+
+test('a table listing many of the USDOTs in its range is a bitmap, with the same answers', () => {
+  const next = lcg(29)
+  const listed = Array.from({ length: 60_000 }, () => 1 + (next() % 200_000))
+  const db = new Database(':memory:')
+  db.exec('CREATE TABLE e (dot INTEGER PRIMARY KEY) WITHOUT ROWID')
+  const insert = db.prepare('INSERT OR IGNORE INTO e (dot) VALUES (?)')
+  for (const d of listed) insert.run(d)
+  const all = db.prepare('SELECT dot FROM e ORDER BY dot').pluck().all() as number[]
+  expect('bits' in heldDots(all)).toBe(true)
+  expect('sorted' in heldDots(all.filter((d) => d % 50 === 0))).toBe(true)
+  const inTable = db.prepare('SELECT 1 FROM e WHERE dot = ?').pluck()
+  let hits = 0
+  for (let dot = -2; dot <= 200_010; dot++) {
+    const expected = inTable.get(dot) !== undefined
+    if (expected) hits++
+    expect(listsDot(db, 'e', dot, 'dot') === expected, `USDOT ${dot}`).toBe(true)
+  }
+  expect(hits).toBe(all.length)
+  expect(listsDot(db, 'e', (all[0] as number) + 0.5, 'dot')).toBe(false)
+  expect(listsDot(db, 'e', 2 ** 40, 'dot')).toBe(false)
 })
 
 test('values beyond 32 bits are held exactly; an empty table lists nothing', () => {

@@ -208,6 +208,8 @@ const REVIEW_COLS = `id, dot_number, stars, title, body, review_date, experience
 const EXTERNAL_COLS = `dot_number, source, overall_rating, total_reviews, latest_review_date,
   latest_review_text, updated_at`
 
+const EPOCH_SQL = 'SELECT epoch FROM reviews_epoch WHERE id = 1'
+
 /** The module's statements, each prepared once per connection (db/open.ts `cached`). */
 function stmts(db: Sqlite) {
   return {
@@ -219,9 +221,6 @@ function stmts(db: Sqlite) {
          (SELECT count(*) FROM external_reviews WHERE dot_number = @dot) AS ext
        FROM reviews WHERE dot_number = @dot AND verified = 1`,
       )
-    },
-    get epoch() {
-      return cached(db, 'SELECT epoch FROM reviews_epoch WHERE id = 1').pluck()
     },
     get reviewed() {
       return cached(
@@ -341,11 +340,11 @@ const heldReviewed = new WeakMap<Sqlite, ReviewedDots>()
  * many records at one instant (a batch) takes it once and passes it to `getReviewsBlock`.
  */
 export function reviewedDots(db: Sqlite): ReviewedDots {
-  const s = stmts(db)
-  const epoch = s.epoch.get() as number
+  // read on every lookup: the epoch's statement alone, not the module's statement set
+  const epoch = cached(db, EPOCH_SQL).pluck().get() as number
   let held = heldReviewed.get(db)
   if (held?.epoch !== epoch) {
-    held = { epoch, dots: sortedDots(s.reviewed.all() as number[]) }
+    held = { epoch, dots: sortedDots(stmts(db).reviewed.all() as number[]) }
     heldReviewed.set(db, held)
   }
   return held
