@@ -13,7 +13,7 @@ import { activeVersion } from '../db/versions.ts'
 import { silentLogger } from '../log.ts'
 import { filesInDir, inputsFor, runBuild, type PipelineDeps } from '../sync/pipeline.ts'
 import { equipmentDataset, EQUIPMENT_FILES, windowStart } from './equipment.ts'
-import { equipmentForCarrier, sightingsOf } from './read.ts'
+import { equipmentForCarrier, sightingsOf, vinLinksOf } from './read.ts'
 import { vinCheckDigit } from './vin.ts'
 
 const AS_OF = '2026-11-01'
@@ -210,6 +210,39 @@ async function built(): Promise<{ env: Env; ds: ActiveDataset }> {
 }
 
 describe('equipment dataset', () => {
+  it('holds the VIN links within the cap, crash-only carriers included, as the VIN join finds them', async () => {
+    const env = setup()
+    const crash = [CRASH_HEADER]
+    crash.push(crashRow('TX0001', 200, '12-OCT-26', TRACTOR, 'XYZ9', 'TX'))
+    crash.push(crashRow('TX0002', 600, '14-OCT-26', TRACTOR, 'XYZ9', 'TX'))
+    crash.push(crashRow('TX0003', 700, '02-OCT-26', TRAILER, 'TRL555', 'TX'))
+    const r = await build(env, { [EQUIPMENT_FILES.smsCrash]: `${crash.join('\n')}\n` })
+    expect(r.status).toBe('activated')
+    env.registry.reconcile()
+    const ds = env.registry.get('equipment', 'live')
+    if (!ds) throw new Error('no equipment dataset')
+    // the plain join over the VINs, for any cap
+    const joined = (dot: number, cap: number) =>
+      ds.db
+        .prepare(
+          `SELECT DISTINCT b.dot FROM vin_carriers a JOIN vin_carriers b
+           ON b.vin = a.vin AND b.dot <> a.dot
+           WHERE a.dot = ? AND a.valid = 1 AND a.carriers > 1 AND a.carriers <= ? ORDER BY 1`,
+        )
+        .pluck()
+        .all(dot, cap)
+    const sorted = (s: Set<number>) => [...s].sort((a, b) => a - b)
+    expect(sorted(vinLinksOf(ds, 100, 5))).toEqual([200, 600, 700])
+    expect(sorted(vinLinksOf(ds, 600, 5))).toEqual([100, 200])
+    expect(sorted(vinLinksOf(ds, 700, 5))).toEqual([100])
+    for (const dot of [100, 200, 300, 301, 400, 500, 600, 700, 999])
+      for (const cap of [5, 7])
+        expect(sorted(vinLinksOf(ds, dot, cap)), `${dot} ${cap}`).toEqual(joined(dot, cap))
+    // the lessor's tractor (seven carriers) links only when the cap admits it
+    expect(vinLinksOf(ds, 300, 5).size).toBe(0)
+    expect(vinLinksOf(ds, 300, 7).size).toBe(6)
+  })
+
   it('answers a VIN under two carriers, newest first, one sighting per inspection', async () => {
     const { ds } = await built()
     const s = sightingsOf(ds, { vin: TRACTOR })

@@ -71,7 +71,20 @@ CREATE TABLE carrier_names (
   last_day INTEGER NOT NULL, PRIMARY KEY (dot, name)
 ) STRICT, WITHOUT ROWID;
 CREATE TABLE equipment_meta (key TEXT PRIMARY KEY, value TEXT) STRICT, WITHOUT ROWID;
+CREATE TABLE vin_links (dot INTEGER NOT NULL, other INTEGER NOT NULL, PRIMARY KEY (dot, other))
+  STRICT, WITHOUT ROWID;
 `
+
+/**
+ * Every pair of USDOTs that share a valid VIN seen under at most SHARED_WIDELY_ABOVE carriers,
+ * both ways: the link index's VIN links (identity/links.ts), read by USDOT. Sorted before the
+ * insert, so the table is written in key order.
+ */
+const VIN_LINKS_SQL = `INSERT INTO vin_links
+  SELECT DISTINCT a.dot, b.dot FROM vin_carriers a
+  JOIN vin_carriers b ON b.vin = a.vin AND b.dot <> a.dot
+  WHERE a.valid = 1 AND a.carriers > 1 AND a.carriers <= ?
+  ORDER BY 1, 2`
 
 const SCRATCH_DDL = `
 CREATE TABLE scratch.insp (id INTEGER PRIMARY KEY, dot INTEGER NOT NULL, day INTEGER NOT NULL,
@@ -407,7 +420,8 @@ async function buildEquipment(ctx: BuildContext): Promise<void> {
         .join(','),
     }))
       meta.run(k, v)
-    // the link index's VIN links read a carrier's VINs (identity/links.ts)
+    ctx.timed('vin_links', () => ctx.db.prepare(VIN_LINKS_SQL).run(SHARED_WIDELY_ABOVE))
+    // GET .../links counts a carrier's VINs over the cap (equipment/read.ts vinsOverCap)
     ctx.timed('vin_carriers_by_dot', () =>
       ctx.db.exec('CREATE INDEX vin_carriers_by_dot ON vin_carriers (dot, vin)'),
     )
@@ -457,8 +471,9 @@ export const equipmentDataset: DatasetSpec = {
     },
   ],
   schedule: 'monthly',
-  // 2: one row per VIN (plate) and USDOT carries the unit's plates (VINs), verdict and count
-  format: 2,
+  // 2: one row per VIN (plate) and USDOT carries the unit's plates (VINs), verdict and count;
+  // 3: vin_links, the USDOT pairs sharing a VIN within the cap
+  format: 3,
   minRowsRatio: 0.8,
   maxRejectRatio: 0.01,
   build: buildEquipment,

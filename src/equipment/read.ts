@@ -345,6 +345,14 @@ export function toEquipmentJson(
  * `vinsOverCap` counts them). A VIN seen under this carrier alone is not joined.
  */
 export function vinLinksOf(ds: ActiveDataset, dot: number, cap: number): Set<number> {
+  // the pairs within the dataset's own cap are built with it (equipment.ts vin_links): a bit
+  // test answers the companies with none, nearly all of them
+  if (cap === metaOf(ds).sharedAbove && hasSchemaObject(ds, 'vin_links')) {
+    if (!listsDot(ds.db, 'vin_links', dot, 'dot')) return new Set()
+    return new Set(
+      ds.stmt('SELECT other FROM vin_links WHERE dot = ?').pluck().all(dot) as number[],
+    )
+  }
   // an equipment file built before the index by USDOT has no VIN links
   if (!hasSchemaObject(ds, 'vin_carriers_by_dot')) return new Set()
   // carrier_equipment counts, per USDOT inspected in the window, its valid VINs seen under 2 to
