@@ -46,11 +46,10 @@ export function heldDots(dots: readonly number[]): HeldDots {
   const max = dots.length > 0 ? (dots[dots.length - 1] as number) : 0
   const bitmap =
     dots.length > 0 &&
-    Number.isInteger(max) &&
-    max <= 0x7fffffff &&
     (dots[0] as number) >= 0 &&
-    dots.every(Number.isInteger) &&
-    (max >>> 3) + 1 < dots.length * 4
+    max <= 0x7fffffff &&
+    (max >>> 3) + 1 < dots.length * 4 &&
+    dots.every(Number.isInteger)
   if (!bitmap) return { sorted: sortedDots(dots) }
   const bits = new Uint8Array((max >>> 3) + 1)
   for (const d of dots) bits[d >>> 3] = (bits[d >>> 3] as number) | (1 << (d & 7))
@@ -58,7 +57,7 @@ export function heldDots(dots: readonly number[]): HeldDots {
 }
 
 /** Whether a held set includes `dot`. */
-export function holdsDot(held: HeldDots, dot: number): boolean {
+function holdsDot(held: HeldDots, dot: number): boolean {
   if ('sorted' in held) return includesDot(held.sorted, dot)
   if (!Number.isInteger(dot) || dot < 0 || dot > 0x7fffffff) return false
   return ((held.bits[dot >>> 3] ?? 0) & (1 << (dot & 7))) !== 0
