@@ -64,7 +64,10 @@ function judged(
   return judgeLinks(dot, facts, inactiveDates(db, inHistory, channel))
 }
 
-/** The identity block with the history's and the links' fields, and the links' signals. */
+/**
+ * The identity block with the history's and the links' fields, and the links' signals. `keep`:
+ * remember the result with the dataset part, for the next call over the same (cached) data.
+ */
 export function identityOverTime(
   db: Sqlite,
   today: string,
@@ -75,9 +78,10 @@ export function identityOverTime(
     source: 'mirror' | 'sample'
     links: LinkFacts | null
   },
+  keep = true,
 ): OverTime {
   const key = `${history.serial}|${today}`
-  const kept = memo.get(data.identity)
+  const kept = keep ? memo.get(data.identity) : undefined
   if (kept?.key === key) return kept
   const channel: Channel = data.source === 'sample' ? 'sample' : 'live'
   const held = channelHistory(db, history, channel)
@@ -101,7 +105,39 @@ export function identityOverTime(
           successors: links.filter((l) => l.relation === 'successor').map(signalOf),
           concurrent: links.filter((l) => l.relation === 'concurrent').map(signalOf),
         }
-  const fresh = { identity: { ...data.identity, ...extra }, signals, key }
-  memo.set(data.identity, fresh)
+  const fresh = { identity: withHistory(data.identity, extra), signals, key }
+  if (keep) memo.set(data.identity, fresh)
   return fresh
 }
+
+/**
+ * The identity block and the history's fields as one object literal, keys in the order the
+ * answer writes them. Not `{ ...identity, ...extra }`: objects made by that spread outlived young
+ * collections in a record worker (each record's block was promoted to the old generation, with
+ * what it names), which made the worker's collections several times costlier.
+ */
+const withHistory = (i: IdentityJson, extra: IdentityHistoryJson): FullIdentityJson => ({
+  dot_number: i.dot_number,
+  mc_number: i.mc_number,
+  legal_name: i.legal_name,
+  dba_name: i.dba_name,
+  entity_type: i.entity_type,
+  entity_types: i.entity_types,
+  docket_numbers: i.docket_numbers,
+  operation_class: i.operation_class,
+  operation_classifications: i.operation_classifications,
+  cargo_carried: i.cargo_carried,
+  registration_date: i.registration_date,
+  prior_revoke: i.prior_revoke,
+  private_entity: i.private_entity,
+  passenger_carrier: i.passenger_carrier,
+  usdot_status: i.usdot_status,
+  out_of_service: i.out_of_service,
+  out_of_service_date: i.out_of_service_date,
+  out_of_service_reason: i.out_of_service_reason,
+  country: i.country,
+  recent_changes: extra.recent_changes,
+  contact_changed_days: extra.contact_changed_days,
+  history_since: extra.history_since,
+  links: extra.links,
+})

@@ -201,7 +201,7 @@ const cacheKey = (deps: RecordDeps, dot: number) => `${deps.today}|${dot}`
 /**
  * A record from its dataset part: reviews (read now from `deps.db`) and the Trust Score over
  * everything, judged with the data's verdict `reasons` (data-check.ts). `memo`: keep the score
- * with the data, for the next call over the same (cached) data object.
+ * and the identity block with the data, for the next call over the same (cached) data object.
  */
 export function completeRecord(
   deps: Pick<RecordDeps, 'db' | 'today' | 'reviewed' | 'history'>,
@@ -210,7 +210,13 @@ export function completeRecord(
   memo = true,
 ): CompanyRecord {
   // the history's and the links' part of the identity block (app.db), one object while it holds
-  const over = identityOverTime(deps.db, deps.today, deps.history ?? historyIndex(deps.db), data)
+  const over = identityOverTime(
+    deps.db,
+    deps.today,
+    deps.history ?? historyIndex(deps.db),
+    data,
+    memo,
+  )
   const links: LinkSignals = over.signals
   // one literal of a fixed shape, keys in the order of `recordData` then trust and reviews (what
   // `{ ...data minus contacts, trust, reviews }` gave, without its two copies of every key)
