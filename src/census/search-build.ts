@@ -1,13 +1,14 @@
 /**
  * The census build's name-search index, built beside the build's other indexes. A large census'
- * tiers and its contact indexes are each one thread's work, and one after the other they leave a
- * core idle: the tiers are instead built by two worker threads (search-build-worker.ts), each into its
- * own file, while the build thread makes the contact indexes; the tiers are then copied into the
+ * tiers and its link index are each one thread's work, and one after the other they leave a
+ * core idle: the tiers are instead built by worker threads (search-build-worker.ts), each into its
+ * own file, while the build thread makes the link index; the tiers are then copied into the
  * build file (copySearchParts). A small census builds them in the calling thread, after the
  * contacts: a worker's start costs more than the work.
  *
  * The threads, their files and the build file's journal meanwhile: ingest/parts.ts.
  */
+import { availableParallelism } from 'node:os'
 import type { Sqlite } from '../db/open.ts'
 import { startParts } from '../ingest/parts.ts'
 import { siblingModule } from '../ingest/worker-module.ts'
@@ -26,10 +27,17 @@ const ENTRY = siblingModule('./search-build-worker', import.meta.url)
 export const SEARCH_PARTS_MIN_COMPANIES = 100_000
 
 /**
- * The tiers each part builds: two parts of about equal work at full scale (the active names
- * without a docket are about half of all names; the inactive ones, most of the rest).
+ * The tiers each part builds, largest first (the active names without a docket are about half of
+ * all names; the inactive ones, most of the rest). While the build thread makes the link index
+ * (census.ts), one part thread runs per core but the build thread's own (SEARCH_PARTS_BESIDE),
+ * taking the next tier as soon as it is free; the tiers not taken when the build thread is done
+ * get threads of their own (ingest/parts.ts). Three parts, not two halves: the smallest tier
+ * then fills the core the link index leaves.
  */
-export const SEARCH_PARTS: readonly (readonly Tier[])[] = [[TIERS[1]], [TIERS[0], TIERS[2]]]
+export const SEARCH_PARTS: readonly (readonly Tier[])[] = [[TIERS[1]], [TIERS[2]], [TIERS[0]]]
+
+/** How many parts run while the build thread works on (ingest/parts.ts `runningBeforeFinish`). */
+export const SEARCH_PARTS_BESIDE = Math.max(1, availableParallelism() - 1)
 
 export interface SearchBuild {
   /** waits for the parts and copies them in (or builds the index here); adds its phases */
@@ -52,7 +60,7 @@ export interface SearchBuildOptions {
 }
 
 /**
- * Starts the search index of a loaded census: in two other threads when the census is large
+ * Starts the search index of a loaded census: in other threads when the census is large
  * (`finish` then waits for them and copies their tiers in), else in `finish`, in this thread.
  * The caller builds its other indexes between the two calls, and calls `abort` if they fail.
  */
@@ -81,6 +89,7 @@ export async function startSearchBuild(db: Sqlite, opts: SearchBuildOptions): Pr
     phases: 'fts',
     entry: ENTRY,
     tasks,
+    runningBeforeFinish: SEARCH_PARTS_BESIDE,
     signal: opts.signal,
     phase: (name, seconds) => opts.phase(name, seconds),
   })
