@@ -37,7 +37,7 @@ export const SEARCH_PARTS_MIN_COMPANIES = 100_000
 export const SEARCH_PARTS: readonly (readonly Tier[])[] = [[TIERS[1]], [TIERS[2]], [TIERS[0]]]
 
 /** How many parts run while the build thread works on (ingest/parts.ts `runningBeforeFinish`). */
-export const SEARCH_PARTS_BESIDE = Math.max(1, availableParallelism() - 1)
+const SEARCH_PARTS_BESIDE = Math.max(1, availableParallelism() - 1)
 
 export interface SearchBuild {
   /** waits for the parts and copies them in (or builds the index here); adds its phases */

@@ -123,8 +123,10 @@ export async function startParts<T>(db: Sqlite, opts: PartsOptions<T>): Promise<
     o.done.catch(() => {})
     return o
   })
+  let started = 0
   const start = () => {
     const worker = startWorker(opts.entry, { workerData: job })
+    started++
     exits.push(new Promise((resolve) => worker.once('exit', resolve)))
     let ended = false
     worker.on('message', (m: PartMessage) => {
@@ -170,7 +172,9 @@ export async function startParts<T>(db: Sqlite, opts: PartsOptions<T>): Promise<
         })
         aborted.catch(() => {})
         // the build thread now only waits: a thread more for each task no thread has taken yet
-        for (let i = opts.tasks.length - Atomics.load(taken, 0); i > 0; i--) start()
+        // (never more threads in all than tasks: those started may not have taken one yet)
+        const untaken = opts.tasks.length - Atomics.load(taken, 0)
+        for (let i = Math.min(untaken, opts.tasks.length - started); i > 0; i--) start()
         const waited = performance.now()
         await Promise.race([Promise.all(done), aborted])
         opts.phase(`${opts.phases}.wait`, (performance.now() - waited) / 1000)
