@@ -4,7 +4,7 @@
  *   npx tsx bench/history.ts CENSUS_CSV [OUT_DIR] [CHANGED_FRACTION]
  *
  * Parses the census with the build's own row parser into a file holding what the comparison
- * reads (the identity columns of `companies` and `identity_digests`), copies it, changes a
+ * reads (the identity columns of `companies` and their digest), copies it, changes a
  * fraction of the copy's companies (phone, e-mail, officer, address or MCS-150 date; default
  * 0.3 % of rows, about what a day of MCS-150 updates touches), adds and removes a few USDOT
  * numbers, then times `compareCensusFiles` and prints the figures as JSON on stdout.
@@ -39,7 +39,7 @@ const dots = (
     .all(changed + 2_000) as { dot_number: number }[]
 ).map((r) => r.dot_number)
 const kinds = ['phone', 'email', 'officer_1', 'phy_street', 'mcs150_date'] as const
-const reDigest = next.prepare(`UPDATE identity_digests SET digest = ? WHERE dot_number = ?`)
+const reDigest = next.prepare(`UPDATE companies SET digest = ? WHERE dot_number = ?`)
 const select = next
   .prepare(`SELECT ${IDENTITY_COLUMNS.join(', ')} FROM companies WHERE dot_number = ?`)
   .raw()
@@ -59,12 +59,12 @@ dots.slice(0, changed).forEach((dot, i) => {
 })
 for (const dot of dots.slice(changed, changed + 500)) {
   next.prepare('DELETE FROM companies WHERE dot_number = ?').run(dot)
-  next.prepare('DELETE FROM identity_digests WHERE dot_number = ?').run(dot)
 }
 for (let i = 0; i < 1_500; i++) {
   const dot = 90_000_000 + i
-  next.prepare('INSERT INTO companies (dot_number, legal_name) VALUES (?, ?)').run(dot, `NEW ${i}`)
-  next.prepare('INSERT INTO identity_digests VALUES (?, ?)').run(dot, i)
+  next
+    .prepare('INSERT INTO companies (dot_number, legal_name, digest) VALUES (?, ?, ?)')
+    .run(dot, `NEW ${i}`, i)
 }
 next.exec('COMMIT')
 next.close()

@@ -28,9 +28,8 @@ CREATE TABLE companies (
   safety_rating TEXT, safety_rating_date TEXT, review_date TEXT, review_type TEXT,
   cargo TEXT, passenger INTEGER, prior_revoke_flag TEXT, prior_revoke_dot INTEGER,
   dockets TEXT, cell_phone TEXT, officer_1 TEXT, officer_2 TEXT,
-  officer_1_key TEXT, officer_2_key TEXT, address_key TEXT
+  officer_1_key TEXT, officer_2_key TEXT, address_key TEXT, digest INTEGER NOT NULL
 ) STRICT;
-CREATE TABLE identity_digests (dot_number INTEGER PRIMARY KEY, digest INTEGER NOT NULL) STRICT;
 CREATE TABLE census_dockets (
   prefix TEXT NOT NULL, number INTEGER NOT NULL, dot_number INTEGER NOT NULL, status_code TEXT,
   PRIMARY KEY (prefix, number, dot_number)
@@ -71,13 +70,10 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
   const insert = ctx.db.prepare(
     `INSERT OR REPLACE INTO companies (${keys.join(', ')}) VALUES (${keys.map(() => '?').join(', ')})`,
   )
-  // the digests and dockets go in several rows to a statement (batched-insert.ts); the companies
-  // rows, 48 values each, one by one: batched, they made the load slower
-  const digests = batchedInsert(
-    ctx.db,
-    'INSERT OR REPLACE INTO identity_digests (dot_number, digest)',
-    2,
-  )
+  // the dockets go in several rows to a statement (batched-insert.ts); the companies rows, 49
+  // values each, one by one: batched, they made the load slower. The identity digest is the row's
+  // last column, computed here (this thread waits on the parse worker): a table of its own cost
+  // this thread one more insert per company
   const censusDockets = batchedInsert(
     ctx.db,
     'INSERT OR IGNORE INTO census_dockets (prefix, number, dot_number, status_code)',
@@ -100,17 +96,14 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
   const dbaAt = keys.indexOf('dba_name')
   await ctx.insertChunks(CENSUS_FILE_ID, parsed, ({ row: [values, dockets] }) => {
     const dot = values[0] as number
+    values.push(censusDigest(values))
     insert.run(values)
-    digests.add([dot, censusDigest(values)])
     for (const [p, n, s] of dockets) censusDockets.add([p, n, dot, s])
     const first = dots.add(dot)
     sample.add(dot, values[legalAt] as string | null, values[dbaAt] as string | null, first)
     ctx.accept(CENSUS_FILE_ID)
   })
-  ctx.db.transaction(() => {
-    digests.flush()
-    censusDockets.flush()
-  })()
+  ctx.db.transaction(() => censusDockets.flush())()
   const n = dots.size
   const dupes = ctx.stats.rows - n
   if (dupes > 0) ctx.note('census.duplicate_dot_replaced', dupes)
@@ -154,8 +147,9 @@ export const censusDataset: DatasetSpec = {
   // 3: word-pair tags and search_pair_words (census/search-index.ts);
   // 4: `sc<state>` tags of carriers, search_tag_kinds, first-word tags after leading punctuation;
   // 5: cell_phone, officer_1, officer_2 and identity_digests (the history's comparison);
-  // 6: the link index (officer and address keys, link_values, company_links: links-build.ts)
-  format: 6,
+  // 6: the link index (officer and address keys, link_values, company_links: links-build.ts);
+  // 7: the identity digest is a column of companies (no identity_digests table)
+  format: 7,
   minRowsRatio: 0.9,
   maxRejectRatio: 0.01,
   build: buildCensus,

@@ -1,8 +1,8 @@
 /**
  * The census row parser (runs in the parse workers): one census record → the `companies` values
  * with the link keys (link-keys.ts) and its dockets. The digest of its identity fields
- * (identity-digest.ts) is computed by the building thread (`censusDigest`), which waits on the
- * parse worker during a census load.
+ * (identity-digest.ts), the row's last column, is computed by the building thread
+ * (`censusDigest`), which waits on the parse worker during a census load.
  */
 import * as N from '../ingest/normalize.ts'
 import { CARGO, CARGO_LABELS, CENSUS_COLUMNS, col, LEASED, OWN } from './columns.ts'
@@ -32,11 +32,13 @@ add_date mcs150_date mcs150_mileage mcs150_mileage_year phone fax email phy_stre
 phy_zip phy_country mail_street mail_city mail_state mail_zip mail_country mail_undeliverable_date
 undeliv_phy power_units truck_units bus_units total_drivers total_cdl fleet_owned fleet_leased hm_ind
 safety_rating safety_rating_date review_date review_type cargo passenger prior_revoke_flag
-prior_revoke_dot dockets cell_phone officer_1 officer_2 officer_1_key officer_2_key address_key`.split(
-    /\s+/,
-  )
+prior_revoke_dot dockets cell_phone officer_1 officer_2 officer_1_key officer_2_key address_key
+digest`.split(/\s+/)
 
-/** A parsed row ready to insert: companies values in COMPANY_COLUMNS order and its dockets. */
+/**
+ * A parsed row ready to insert: companies values in COMPANY_COLUMNS order but the last (`digest`:
+ * `censusDigest` gives it) and its dockets.
+ */
 export type CensusInsert = [
   values: (string | number | null)[],
   dockets: [string, number, string | null][],

@@ -1,6 +1,6 @@
 /**
  * A census file that holds only what the history's comparison reads (the identity columns of
- * `companies` and `identity_digests`), built from a census CSV with the build's own row parser:
+ * `companies` and their digest), built from a census CSV with the build's own row parser:
  * the sample's bundled previous census (history.ts) and the comparison bench.
  */
 import { CENSUS_COLUMNS } from '../census/columns.ts'
@@ -21,12 +21,10 @@ export async function identityFileFromCsv(
   const db = openSqlite(outPath, 'readwrite')
   try {
     db.exec(`CREATE TABLE companies (dot_number INTEGER PRIMARY KEY,
-      ${IDENTITY_COLUMNS.map((c) => `${c} TEXT`).join(', ')}) STRICT;
-      CREATE TABLE identity_digests (dot_number INTEGER PRIMARY KEY, digest INTEGER NOT NULL) STRICT;`)
+      ${IDENTITY_COLUMNS.map((c) => `${c} TEXT`).join(', ')}, digest INTEGER NOT NULL) STRICT;`)
     const insert = db.prepare(
-      `INSERT OR REPLACE INTO companies VALUES (?, ${IDENTITY_COLUMNS.map(() => '?').join(', ')})`,
+      `INSERT OR REPLACE INTO companies VALUES (?, ${at.map(() => '?').join(', ')}, ?)`,
     )
-    const insertDigest = db.prepare('INSERT OR REPLACE INTO identity_digests VALUES (?, ?)')
     let rows = 0
     db.exec('BEGIN')
     for await (const { fields } of readCsv(csvPath, {
@@ -36,8 +34,7 @@ export async function identityFileFromCsv(
       const r = censusInsertRow(fields)
       if (typeof r === 'string') continue
       const [values] = r
-      insert.run(values[0], ...at.map((i) => values[i] ?? null))
-      insertDigest.run(values[0], censusDigest(values))
+      insert.run(values[0], ...at.map((i) => values[i] ?? null), censusDigest(values))
       if (++rows % 500_000 === 0) {
         db.exec('COMMIT; BEGIN')
         onRows?.(rows)

@@ -4,7 +4,7 @@
  * only the rows whose digest differs are read field by field. New and vanished USDOT numbers come
  * from the same join. Pure reads: identity/history.ts records the result in app.db.
  */
-import { openSqlite } from '../db/open.ts'
+import { openSqlite, type Sqlite } from '../db/open.ts'
 import { phoneDisplay } from '../ingest/normalize.ts'
 import { usdotStatusOf } from '../census/read.ts'
 
@@ -100,13 +100,25 @@ export function fieldValues(
   }
 }
 
+/**
+ * Where a census file keeps its digests, as a table with `dot_number` and `digest`: the column
+ * `companies.digest` (census format 7 on) or the table `identity_digests` (formats 5 and 6, still
+ * compared with after an upgrade); null before format 5.
+ */
+function digestTable(db: Sqlite, schema: 'main' | 'prev'): string | null {
+  const has = (sql: string) => db.prepare(sql).get() !== undefined
+  if (has(`SELECT 1 FROM pragma_table_info('companies', '${schema}') WHERE name = 'digest'`))
+    return `${schema}.companies`
+  if (has(`SELECT 1 FROM ${schema}.sqlite_master WHERE name = 'identity_digests'`))
+    return `${schema}.identity_digests`
+  return null
+}
+
 /** true when the census file has the digests the comparison needs (census format ≥ 5). */
 export function hasDigests(path: string): boolean {
   const db = openSqlite(path, 'readonly', 1_024)
   try {
-    return (
-      db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'identity_digests'`).get() !== undefined
-    )
+    return digestTable(db, 'main') !== null
   } finally {
     db.close()
   }
@@ -117,17 +129,20 @@ export function compareCensusFiles(nextPath: string, prevPath: string): Comparis
   const db = openSqlite(nextPath, 'readonly', 16_384)
   try {
     db.prepare('ATTACH DATABASE ? AS prev').run(prevPath)
+    const nextDigests = digestTable(db, 'main')
+    const prevDigests = digestTable(db, 'prev')
+    if (!nextDigests || !prevDigests) throw new Error('a census file without identity digests')
     const changes: FieldChange[] = []
     const prefixed = (alias: string) =>
       ROW_COLUMNS.split(',')
         .map((c) => `${alias}.${c.trim()}`)
         .join(', ')
-    // the digests' narrow tables are walked once; the wide rows are read only where they differ
+    // the digests are walked once; the identity columns are read only where they differ
     const rows = db
       .prepare(
         `SELECT nd.dot_number, ${prefixed('n')}, ${prefixed('p')}
-         FROM identity_digests nd
-         CROSS JOIN prev.identity_digests pd ON pd.dot_number = nd.dot_number AND pd.digest <> nd.digest
+         FROM ${nextDigests} nd
+         CROSS JOIN ${prevDigests} pd ON pd.dot_number = nd.dot_number AND pd.digest <> nd.digest
          CROSS JOIN companies n ON n.dot_number = nd.dot_number
          CROSS JOIN prev.companies p ON p.dot_number = nd.dot_number`,
       )
@@ -146,8 +161,8 @@ export function compareCensusFiles(nextPath: string, prevPath: string): Comparis
     let added = 0
     for (const r of db
       .prepare(
-        `SELECT nd.dot_number FROM identity_digests nd
-         WHERE NOT EXISTS (SELECT 1 FROM prev.identity_digests pd WHERE pd.dot_number = nd.dot_number)`,
+        `SELECT nd.dot_number FROM ${nextDigests} nd
+         WHERE NOT EXISTS (SELECT 1 FROM ${prevDigests} pd WHERE pd.dot_number = nd.dot_number)`,
       )
       .raw()
       .iterate() as Iterable<[number]>) {
@@ -157,8 +172,8 @@ export function compareCensusFiles(nextPath: string, prevPath: string): Comparis
     let removed = 0
     for (const r of db
       .prepare(
-        `SELECT pd.dot_number FROM prev.identity_digests pd
-         WHERE NOT EXISTS (SELECT 1 FROM identity_digests nd WHERE nd.dot_number = pd.dot_number)`,
+        `SELECT pd.dot_number FROM ${prevDigests} pd
+         WHERE NOT EXISTS (SELECT 1 FROM ${nextDigests} nd WHERE nd.dot_number = pd.dot_number)`,
       )
       .raw()
       .iterate() as Iterable<[number]>) {

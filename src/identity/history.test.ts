@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -10,6 +10,7 @@ import { pipelineDeps } from '../deps.ts'
 import { activeVersion, rollbackVersion } from '../db/versions.ts'
 import { importDir } from '../sync/pipeline.ts'
 import { carrierRow, censusLine, writeCensus } from '../testing/census-fixture.ts'
+import { compareCensusFiles, hasDigests } from './compare.ts'
 import { createTestContext, type TestContext } from '../testing/context.ts'
 import {
   changesPage,
@@ -131,6 +132,30 @@ describe('identity history', () => {
     const inWorker = await compareInWorker(file(second), file(first), 0)
     expect(inWorker).toEqual(inThread)
     expect(inWorker.changes).toHaveLength(6)
+  })
+
+  test('a census file of format 5 or 6 (digests in a table of their own) is compared with a newer one', async () => {
+    await importCensus(v1, '2026-11-20')
+    const first = activeVersion(ctx.deps.db, 'census', 'live')
+    await importCensus(v2, '2026-11-27')
+    const second = activeVersion(ctx.deps.db, 'census', 'live')
+    const file = (v: typeof first) => join(ctx.config.paths.dataDir, v?.path ?? '')
+    // the first version as format 6 wrote it: identity_digests, no companies.digest
+    const old = join(dir, 'format-6.db')
+    copyFileSync(file(first), old)
+    const db = new Database(old)
+    db.exec(`CREATE TABLE identity_digests (dot_number INTEGER PRIMARY KEY, digest INTEGER NOT NULL) STRICT;
+      INSERT INTO identity_digests SELECT dot_number, digest FROM companies;
+      ALTER TABLE companies DROP COLUMN digest;`)
+    db.close()
+    expect(hasDigests(old)).toBe(true)
+    const current = compareCensusFiles(file(second), file(first))
+    expect(current.changes).toHaveLength(6)
+    expect(compareCensusFiles(file(second), old)).toEqual(current)
+    // and the other way round (a rollback's comparison reads the older file as the next one)
+    expect(compareCensusFiles(old, file(second))).toEqual(
+      compareCensusFiles(file(first), file(second)),
+    )
   })
 
   test('pages newest first with a cursor', async () => {
