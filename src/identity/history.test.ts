@@ -122,40 +122,40 @@ describe('identity history', () => {
     expect(changesPage(ctx.deps.db, A, { limit: 10, channel: 'sample' }).changes).toEqual([])
   })
 
-  test('a large census is compared in a worker thread, with the same result', async () => {
+  /** v1 then v2 imported: the two census files */
+  const twoCensusFiles = async () => {
+    const file = () =>
+      join(ctx.config.paths.dataDir, activeVersion(ctx.deps.db, 'census', 'live')?.path ?? '')
     await importCensus(v1, '2026-11-20')
-    const first = activeVersion(ctx.deps.db, 'census', 'live')
+    const first = file()
     await importCensus(v2, '2026-11-27')
-    const second = activeVersion(ctx.deps.db, 'census', 'live')
-    const file = (v: typeof first) => join(ctx.config.paths.dataDir, v?.path ?? '')
-    const inThread = await compareInWorker(file(second), file(first))
-    const inWorker = await compareInWorker(file(second), file(first), 0)
+    return { first, second: file() }
+  }
+
+  test('a large census is compared in a worker thread, with the same result', async () => {
+    const { first, second } = await twoCensusFiles()
+    const inThread = await compareInWorker(second, first)
+    const inWorker = await compareInWorker(second, first, 0)
     expect(inWorker).toEqual(inThread)
     expect(inWorker.changes).toHaveLength(6)
   })
 
   test('a census file of format 5 or 6 (digests in a table of their own) is compared with a newer one', async () => {
-    await importCensus(v1, '2026-11-20')
-    const first = activeVersion(ctx.deps.db, 'census', 'live')
-    await importCensus(v2, '2026-11-27')
-    const second = activeVersion(ctx.deps.db, 'census', 'live')
-    const file = (v: typeof first) => join(ctx.config.paths.dataDir, v?.path ?? '')
+    const { first, second } = await twoCensusFiles()
     // the first version as format 6 wrote it: identity_digests, no companies.digest
     const old = join(dir, 'format-6.db')
-    copyFileSync(file(first), old)
+    copyFileSync(first, old)
     const db = new Database(old)
     db.exec(`CREATE TABLE identity_digests (dot_number INTEGER PRIMARY KEY, digest INTEGER NOT NULL) STRICT;
       INSERT INTO identity_digests SELECT dot_number, digest FROM companies;
       ALTER TABLE companies DROP COLUMN digest;`)
     db.close()
     expect(hasDigests(old)).toBe(true)
-    const current = compareCensusFiles(file(second), file(first))
+    const current = compareCensusFiles(second, first)
     expect(current.changes).toHaveLength(6)
-    expect(compareCensusFiles(file(second), old)).toEqual(current)
+    expect(compareCensusFiles(second, old)).toEqual(current)
     // and the other way round (a rollback's comparison reads the older file as the next one)
-    expect(compareCensusFiles(old, file(second))).toEqual(
-      compareCensusFiles(file(first), file(second)),
-    )
+    expect(compareCensusFiles(old, second)).toEqual(compareCensusFiles(first, second))
   })
 
   test('pages newest first with a cursor', async () => {
