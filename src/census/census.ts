@@ -28,7 +28,7 @@ CREATE TABLE companies (
   safety_rating TEXT, safety_rating_date TEXT, review_date TEXT, review_type TEXT,
   cargo TEXT, passenger INTEGER, prior_revoke_flag TEXT, prior_revoke_dot INTEGER,
   dockets TEXT, cell_phone TEXT, officer_1 TEXT, officer_2 TEXT,
-  officer_1_key TEXT, officer_2_key TEXT, address_key TEXT, digest INTEGER NOT NULL
+  officer_1_key INTEGER, officer_2_key INTEGER, address_key INTEGER, digest INTEGER NOT NULL
 ) STRICT;
 CREATE TABLE census_dockets (
   prefix TEXT NOT NULL, number INTEGER NOT NULL, dot_number INTEGER NOT NULL, status_code TEXT,
@@ -72,19 +72,21 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
   )
   // the dockets go in several rows to a statement (batched-insert.ts); the companies rows, 49
   // values each, one by one: batched, they made the load slower. The identity digest is the row's
-  // last column, computed here (this thread waits on the parse worker): a table of its own cost
-  // this thread one more insert per company
+  // last column, computed here: a table of its own cost this thread one more insert per company,
+  // and computed by the row parser it cost the parse workers several times as much
   const censusDockets = batchedInsert(
     ctx.db,
     'INSERT OR IGNORE INTO census_dockets (prefix, number, dot_number, status_code)',
     4,
   )
+  // alone, at least two parse workers: with one, on two cores, the load waited on it (its
+  // 147 columns, the link keys and the digest), with the building thread idle meanwhile
   const parsed = parseInWorker<CensusInsert>(
     path,
     { header: 'header', columns: CENSUS_COLUMNS },
     { module: CENSUS_ROW_MODULE, exportName: 'censusInsertRow' },
     (line, reason) => ctx.reject(CENSUS_FILE_ID, line, reason),
-    buildParseOptions(ctx),
+    { ...buildParseOptions(ctx), workers: ctx.parseWorkers },
   )
   // the companies and the pair words' sample are counted as the rows go in (a duplicate USDOT
   // replaces its row): counting and sampling the table afterwards was one thread's work with
@@ -148,8 +150,9 @@ export const censusDataset: DatasetSpec = {
   // 4: `sc<state>` tags of carriers, search_tag_kinds, first-word tags after leading punctuation;
   // 5: cell_phone, officer_1, officer_2 and identity_digests (the history's comparison);
   // 6: the link index (officer and address keys, link_values, company_links: links-build.ts);
-  // 7: the identity digest is a column of companies (no identity_digests table)
-  format: 7,
+  // 7: the identity digest is a column of companies (no identity_digests table);
+  // 8: the officer and address keys are integers (link-keys.ts linkKeyHash)
+  format: 8,
   minRowsRatio: 0.9,
   maxRejectRatio: 0.01,
   build: buildCensus,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { addressKey, officerKey } from './link-keys.ts'
+import { addressKey, addressLinkKey, officerKey, officerLinkKey } from './link-keys.ts'
 
 // the rules of docs/identity.md written the plain way (regular expressions over the whole value):
 // the hand-written scan of link-keys.ts must give the same key for every value
@@ -80,6 +80,29 @@ describe('link keys', () => {
     expect(officerKey('Jörg Straße')).toBe('RG STRASSE')
     expect(officerKey('ıvan Petrov')).toBe('IVAN PETROV')
     expect(addressKey('12 Große Straße', 'Köln', 'nw')).toBe('12 GROSSE STRASSE|K LN|NW')
+  })
+
+  test('the stored keys: one integer per key text, below 0 for a common surname', () => {
+    const a = officerLinkKey('Mr. John A. Publicovich, Jr.')
+    expect(Number.isSafeInteger(a) && (a as number) > 0).toBe(true)
+    expect(officerLinkKey('PUBLICOVICH, JOHN')).toBe(a)
+    expect(officerLinkKey('JANE PUBLICOVICH')).not.toBe(a)
+    const common = officerLinkKey('John Smith')
+    expect((common as number) < 0 && Number.isSafeInteger(common)).toBe(true)
+    expect(officerLinkKey('SMITH, JOHN A.')).toBe(common)
+    expect(officerLinkKey('J. SMITH')).toBeNull()
+    expect(addressLinkKey('12 North Main Street, Ste. 4', 'Hull', 'ia')).toBe(
+      addressLinkKey('12 N MAIN ST STE 4', 'HULL', 'IA'),
+    )
+    expect(addressLinkKey('12 N MAIN ST', 'HULL', 'IA')).not.toBe(
+      addressLinkKey('14 N MAIN ST', 'HULL', 'IA'),
+    )
+    expect(addressLinkKey(null, 'HULL', 'IA')).toBeNull()
+    // distinct texts, distinct integers (100,000 addresses)
+    const seen = new Set<number>()
+    for (let i = 0; i < 100_000; i++)
+      seen.add(addressLinkKey(`${i} ELM ST`, 'AMES', 'IA') as number)
+    expect(seen.size).toBe(100_000)
   })
 
   test('every value gives the key of the plain rules', () => {

@@ -6,7 +6,7 @@ import { buildDatasetFile } from '../ingest/build.ts'
 import { openSqlite, type Sqlite } from '../db/open.ts'
 import { carrierRow, writeCensus } from '../testing/census-fixture.ts'
 import { CENSUS_FILE_ID, censusDataset } from './census.ts'
-import { COMMON_NAME_MARK } from './link-keys.ts'
+import { addressLinkKey, officerLinkKey } from './link-keys.ts'
 import { LINK_BITS, LINK_CAPS } from './links-build.ts'
 
 const COMPANIES = 1_200
@@ -51,39 +51,59 @@ type Company = {
   phone: string | null
   fax: string | null
   email: string | null
-  address_key: string | null
+  phy_street: string | null
+  phy_city: string | null
+  phy_state: string | null
+  address_key: number | null
   officer_1: string | null
   officer_2: string | null
-  officer_1_key: string | null
-  officer_2_key: string | null
+  officer_1_key: number | null
+  officer_2_key: number | null
 }
 
-/** The link index of docs/identity.md, computed the plain way from the companies. */
+type Kind = keyof typeof LINK_CAPS & keyof typeof LINK_BITS
+type Value = string | number
+
+/** link_values rows in one order, whatever the value's type (SQLite sorts integers first). */
+const byKindValue = (a: unknown[], b: unknown[]) => {
+  const x = `${String(a[0])}\t${typeof a[1]}\t${String(a[1])}`
+  const y = `${String(b[0])}\t${typeof b[1]}\t${String(b[1])}`
+  return x < y ? -1 : x > y ? 1 : 0
+}
+
+/**
+ * The link index of docs/identity.md, computed the plain way from the companies: the officer and
+ * address keys from the names and addresses as stored (the row parser must have stored the same).
+ */
 function expected(db: Sqlite) {
   const companies = db.prepare('SELECT * FROM companies').all() as Company[]
-  const groups = new Map<string, { dot: number; name: string | null }[]>()
-  const add = (kind: string, value: string | null, dot: number, name: string | null = null) => {
+  const groups = new Map<
+    string,
+    { kind: Kind; value: Value; members: { dot: number; name: string | null }[] }
+  >()
+  const add = (kind: Kind, value: Value | null, dot: number, name: string | null = null) => {
     if (value === null) return
-    const g = groups.get(`${kind}\t${value}`) ?? []
-    if (!g.some((m) => m.dot === dot)) g.push({ dot, name })
-    groups.set(`${kind}\t${value}`, g)
+    const key = `${kind}\t${typeof value}\t${value}`
+    const g = groups.get(key) ?? { kind, value, members: [] }
+    if (!g.members.some((m) => m.dot === dot)) g.members.push({ dot, name })
+    groups.set(key, g)
   }
   for (const c of companies) {
+    const officer1 = officerLinkKey(c.officer_1)
+    const officer2 = officerLinkKey(c.officer_2)
+    const address = addressLinkKey(c.phy_street, c.phy_city, c.phy_state)
+    expect([c.officer_1_key, c.officer_2_key, c.address_key]).toEqual([officer1, officer2, address])
     add('phone', c.phone, c.dot_number)
     add('fax', c.fax, c.dot_number)
     add('email', c.email, c.dot_number)
-    add('address', c.address_key, c.dot_number)
-    add('officer', c.officer_1_key, c.dot_number, c.officer_1?.toUpperCase() ?? null)
-    add('officer', c.officer_2_key, c.dot_number, c.officer_2?.toUpperCase() ?? null)
+    add('address', address, c.dot_number)
+    add('officer', officer1, c.dot_number, c.officer_1?.toUpperCase() ?? null)
+    add('officer', officer2, c.dot_number, c.officer_2?.toUpperCase() ?? null)
   }
-  const values: [string, string, number][] = []
+  const values: [Kind, Value, number][] = []
   const pairs = new Map<string, number>()
-  for (const [key, g] of groups) {
+  for (const { kind, value, members: g } of groups.values()) {
     if (g.length < 2) continue
-    const [kind, value] = key.split('\t') as [
-      keyof typeof LINK_CAPS & keyof typeof LINK_BITS,
-      string,
-    ]
     values.push([kind, value, g.length])
     if (g.length > LINK_CAPS[kind]) continue
     for (const x of g)
@@ -92,15 +112,13 @@ function expected(db: Sqlite) {
         let bit: number = LINK_BITS[kind]
         if (kind === 'officer')
           bit =
-            x.name === y.name && !value.startsWith(COMMON_NAME_MARK)
-              ? LINK_BITS.officer
-              : LINK_BITS.officerKey
+            x.name === y.name && (value as number) > 0 ? LINK_BITS.officer : LINK_BITS.officerKey
         const k = `${x.dot} ${y.dot}`
         pairs.set(k, (pairs.get(k) ?? 0) | bit)
       }
   }
   return {
-    values: values.sort((a, b) => (`${a[0]}\t${a[1]}` < `${b[0]}\t${b[1]}` ? -1 : 1)),
+    values: values.sort(byKindValue),
     pairs: [...pairs]
       .map(([k, bits]) => [...k.split(' ').map(Number), bits])
       .sort((a, b) => (a[0] as number) - (b[0] as number) || (a[1] as number) - (b[1] as number)),
@@ -108,10 +126,9 @@ function expected(db: Sqlite) {
 }
 
 const linkTables = (db: Sqlite) => ({
-  values: db
-    .prepare('SELECT kind, value, companies FROM link_values ORDER BY kind, value')
-    .raw()
-    .all(),
+  values: (
+    db.prepare('SELECT kind, value, companies FROM link_values').raw().all() as unknown[][]
+  ).sort(byKindValue),
   pairs: db
     .prepare('SELECT dot_number, other, shared FROM company_links ORDER BY dot_number, other')
     .raw()

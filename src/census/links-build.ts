@@ -1,7 +1,8 @@
 /**
  * The link index, built with the census (docs/identity.md): which companies share an officer, a
  * phone, a fax, an e-mail or a physical address. `link_values` counts the companies behind every
- * value two or more share (a value over its cap is suppressed: never a link, only counted);
+ * value two or more share (officer and address keys as the census stores them: integers), a value
+ * over its cap suppressed (never a link, only counted);
  * `company_links` holds every linked pair, both ways, with the kinds they share as bits
  * (LINK_BITS). VINs are not here: they come from the equipment dataset at query time
  * (identity/links.ts).
@@ -41,12 +42,12 @@ const COLUMN_KINDS = [
 ] as const
 
 const DDL = `
-CREATE TABLE link_values (kind TEXT NOT NULL, value TEXT NOT NULL, companies INTEGER NOT NULL,
+CREATE TABLE link_values (kind TEXT NOT NULL, value ANY NOT NULL, companies INTEGER NOT NULL,
   PRIMARY KEY (kind, value)) STRICT, WITHOUT ROWID;
 CREATE TABLE company_links (dot_number INTEGER NOT NULL, other INTEGER NOT NULL,
   shared INTEGER NOT NULL, PRIMARY KEY (dot_number, other)) STRICT, WITHOUT ROWID;
 CREATE TEMP TABLE link_pairs (a INTEGER NOT NULL, b INTEGER NOT NULL, bit INTEGER NOT NULL);
-CREATE TEMP TABLE officer_keys (key TEXT NOT NULL, name TEXT NOT NULL, dot INTEGER NOT NULL);
+CREATE TEMP TABLE officer_keys (key INTEGER NOT NULL, name TEXT NOT NULL, dot INTEGER NOT NULL);
 `
 
 function columnSql(kind: string, column: string, bit: number): string {
@@ -63,19 +64,20 @@ INSERT INTO link_pairs SELECT x.dot_number, y.dot_number, ${bit} FROM link_value
 
 // a company's officer 2 is left out when it has officer 1's key: (key, dot) is unique, and
 // count(*) counts companies (count(DISTINCT dot) built a temporary b-tree for every key). Both
-// officers come from one scan of companies (the outer loop of the CROSS JOIN), not one each
+// officers come from one scan of companies (the outer loop of the CROSS JOIN), not one each. A
+// key below 0 has a common surname (link-keys.ts linkKeyHash): its same name is no link alone
 const OFFICER_SQL = `
 INSERT INTO officer_keys
   SELECT CASE o.n WHEN 1 THEN c.officer_1_key ELSE c.officer_2_key END,
     upper(CASE o.n WHEN 1 THEN c.officer_1 ELSE c.officer_2 END), c.dot_number
   FROM companies c CROSS JOIN (SELECT 1 AS n UNION ALL SELECT 2) o
   WHERE CASE o.n WHEN 1 THEN c.officer_1_key IS NOT NULL
-    ELSE c.officer_2_key IS NOT NULL AND c.officer_2_key IS NOT coalesce(c.officer_1_key, '') END;
+    ELSE c.officer_2_key IS NOT NULL AND c.officer_2_key IS NOT c.officer_1_key END;
 CREATE INDEX temp.officer_keys_key ON officer_keys (key, dot);
 INSERT INTO link_values SELECT 'officer', key, count(*) FROM officer_keys
   GROUP BY key HAVING count(*) > 1;
 INSERT INTO link_pairs SELECT x.dot, y.dot,
-  CASE WHEN x.name = y.name AND substr(v.value, 1, 1) <> '*' THEN ${LINK_BITS.officer}
+  CASE WHEN x.name = y.name AND v.value > 0 THEN ${LINK_BITS.officer}
   ELSE ${LINK_BITS.officerKey} END
   FROM link_values v
   CROSS JOIN officer_keys x ON x.key = v.value

@@ -2,12 +2,12 @@
  * The census row parser (runs in the parse workers): one census record → the `companies` values
  * with the link keys (link-keys.ts) and its dockets. The digest of its identity fields
  * (identity-digest.ts), the row's last column, is computed by the building thread
- * (`censusDigest`), which waits on the parse worker during a census load.
+ * (`censusDigest`): in the parse workers it cost them several times the building thread's time.
  */
 import * as N from '../ingest/normalize.ts'
 import { CARGO, CARGO_LABELS, CENSUS_COLUMNS, col, LEASED, OWN } from './columns.ts'
 import { IDENTITY_COLUMNS, identityDigest } from './identity-digest.ts'
-import { addressKey, officerKey } from './link-keys.ts'
+import { addressLinkKey, officerLinkKey } from './link-keys.ts'
 
 /** This module, for the parse workers (ingest/parallel.ts imports the parser from it). */
 export const CENSUS_ROW_MODULE = import.meta.url
@@ -186,9 +186,9 @@ export function censusInsertRow(f: string[]): CensusInsert | string {
     cell,
     officer1,
     officer2,
-    officerKey(officer1),
-    officerKey(officer2),
-    addressKey(ps, pc, pst),
+    officerLinkKey(officer1),
+    officerLinkKey(officer2),
+    addressLinkKey(ps, pc, pst),
   ]
   return [values, dockets]
 }

@@ -79,15 +79,16 @@ interface OwnRow {
   phone: string | null
   fax: string | null
   email: string | null
-  address_key: string | null
-  officer_1_key: string | null
-  officer_2_key: string | null
+  /** link-keys.ts linkKeyHash */
+  address_key: number | null
+  officer_1_key: number | null
+  officer_2_key: number | null
 }
 
 /** The company's census values over their cap, per kind (GET .../links only). */
 function suppressedOf(census: ActiveDataset, own: OwnRow): Partial<Record<LinkKind, number>> {
   const out: Partial<Record<LinkKind, number>> = {}
-  const probes: [LinkKind, string | null][] = [
+  const probes: [LinkKind, string | number | null][] = [
     ['phone', own.phone],
     ['fax', own.fax],
     ['email', own.email],

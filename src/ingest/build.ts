@@ -36,21 +36,30 @@ export interface BuildOptions {
 export interface BuildSorting {
   cacheKib: number
   threads: number
+  /**
+   * parse workers for a build whose load the parsing paces (the census: BuildContext
+   * `parseWorkers`); absent, the default (ingest/parallel.ts)
+   */
+  parseWorkers?: number
 }
 
 /**
- * A build alone: a 32 MB cache (a larger one raised a census import's peak RSS for no speed) and
- * sorter threads up to the cores (a large index builds markedly faster where a core is free).
+ * A build alone: a 32 MB cache (a larger one raised a census import's peak RSS for no speed),
+ * sorter threads up to the cores (a large index builds markedly faster where a core is free), and
+ * at least two parse workers where there are two cores: the census's load on two cores was the
+ * one parse worker's pace (docs/data.md, the build pipeline).
  */
 export const BUILD_ALONE: BuildSorting = {
   cacheKib: 32_768,
   threads: Math.max(1, Math.min(availableParallelism(), 4)),
+  parseWorkers:
+    availableParallelism() >= 2 ? Math.max(2, Math.min(4, availableParallelism() - 1)) : 1,
 }
 
 /**
  * A build beside another (sync/lanes.ts): no sorter threads, since the other build keeps the
  * other core busy, and so one in-memory sort list instead of several, and a 16 MB cache: two
- * builds' sorts at once held the whole mirror's peak memory.
+ * builds' sorts at once held the whole mirror's peak memory. Its parse workers are the default.
  */
 export const BUILD_BESIDE: BuildSorting = { cacheKib: 16_384, threads: 0 }
 
@@ -200,6 +209,7 @@ export async function buildDatasetFile(
       asOf: opts.asOf,
       today: opts.today,
       signal: opts.signal,
+      parseWorkers: (opts.sorting ?? BUILD_ALONE).parseWorkers,
       stats,
       accept(fileId, n = 1) {
         fileStats(fileId).rows += n

@@ -60,6 +60,11 @@ export interface BuildContext {
   /** YYYY-MM-DD of the build (from the injected clock): "future" cancel dates are compared with it */
   today: string
   signal: AbortSignal
+  /**
+   * parse workers for a load that parsing paces, when the build runs alone (build.ts
+   * BuildSorting); undefined beside another build: the default
+   */
+  parseWorkers?: number
   stats: BuildStats
   /** count one accepted row of a file */
   accept(fileId: string, n?: number): void
