@@ -80,7 +80,7 @@ async function buildCensus(ctx: BuildContext): Promise<void> {
     4,
   )
   // alone, at least two parse workers: with one, on two cores, the load waited on it (its
-  // 147 columns, the link keys and the digest), with the building thread idle meanwhile
+  // 147 columns and the link keys), with the building thread idle meanwhile
   const parsed = parseInWorker<CensusInsert>(
     path,
     { header: 'header', columns: CENSUS_COLUMNS },

@@ -1,7 +1,7 @@
 /**
  * The digest of a census row's identity and contact fields, computed for each parsed row
- * (row.ts `censusDigest`) and stored in `companies.digest`: the history (identity/) compares two census
- * versions by it in SQL and reads field by field only the rows whose digest changed.
+ * (row.ts `censusDigest`) and stored in `companies.digest`: the history (identity/) compares two
+ * census versions by it in SQL and reads field by field only the rows whose digest changed.
  */
 
 /**

@@ -2,7 +2,7 @@
  * The census row parser (runs in the parse workers): one census record → the `companies` values
  * with the link keys (link-keys.ts) and its dockets. The digest of its identity fields
  * (identity-digest.ts), the row's last column, is computed by the building thread
- * (`censusDigest`): in the parse workers it cost them several times the building thread's time.
+ * (`censusDigest`; census.ts says why).
  */
 import * as N from '../ingest/normalize.ts'
 import { CARGO, CARGO_LABELS, CENSUS_COLUMNS, col, LEASED, OWN } from './columns.ts'

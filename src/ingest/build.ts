@@ -6,6 +6,7 @@ import { openSqlite, removeDbFile, type Sqlite } from '../db/open.ts'
 import { restrictMode } from '../db/app-db.ts'
 import { PRIVATE_DIR_MODE } from '../db/paths.ts'
 import { quickCheckFile } from './check.ts'
+import { DEFAULT_PARSE_WORKERS } from './parallel.ts'
 import { threadCpuSeconds } from './cpu.ts'
 import type { BuildContext, BuildProgress, DatasetSpec } from './types.ts'
 import type { BuildStats, FileStats } from '../db/names.ts'
@@ -38,7 +39,7 @@ export interface BuildSorting {
   threads: number
   /**
    * parse workers for a build whose load the parsing paces (the census: BuildContext
-   * `parseWorkers`); absent, the default (ingest/parallel.ts)
+   * `parseWorkers`); absent, parallel.ts DEFAULT_PARSE_WORKERS
    */
   parseWorkers?: number
 }
@@ -52,8 +53,7 @@ export interface BuildSorting {
 export const BUILD_ALONE: BuildSorting = {
   cacheKib: 32_768,
   threads: Math.max(1, Math.min(availableParallelism(), 4)),
-  parseWorkers:
-    availableParallelism() >= 2 ? Math.max(2, Math.min(4, availableParallelism() - 1)) : 1,
+  parseWorkers: availableParallelism() >= 2 ? Math.max(2, DEFAULT_PARSE_WORKERS) : 1,
 }
 
 /**

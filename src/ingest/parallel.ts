@@ -30,13 +30,16 @@ export interface ParseOptions {
   signal?: AbortSignal
   /** seconds per parse phase, summed over the workers, once the file is read */
   onTimings?: (timings: Record<string, number>) => void
-  /** parse workers (default: one per core beyond the building thread's, at least 1, at most 4) */
+  /** parse workers (default: DEFAULT_PARSE_WORKERS) */
   workers?: number
   /** bytes per range a worker reads at a time (default 4 MB) */
   rangeBytes?: number
 }
 
 const DEFAULT_RANGE_BYTES = 4 << 20
+
+/** Parse workers by default: one per core beyond the building thread's, at least 1, at most 4. */
+export const DEFAULT_PARSE_WORKERS = Math.min(4, Math.max(1, availableParallelism() - 1))
 
 /** The ParseOptions of a dataset build: its abort signal, the parse's timings as build phases. */
 export const buildParseOptions = (ctx: Pick<BuildContext, 'signal' | 'phase'>): ParseOptions => ({
@@ -143,10 +146,7 @@ export async function* parseInWorker<T>(
   const { signal } = opts
   const ranges = await splitByteRanges(path, opts.rangeBytes ?? DEFAULT_RANGE_BYTES)
   const newline = await fileNewline(path)
-  const workers = Math.max(
-    1,
-    Math.min(ranges.length, opts.workers ?? Math.min(4, Math.max(1, availableParallelism() - 1))),
-  )
+  const workers = Math.max(1, Math.min(ranges.length, opts.workers ?? DEFAULT_PARSE_WORKERS))
   const job = (rs: (ByteRange & { index: number })[]): ParseJob => ({
     path,
     csv: {
